@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# dray top-level build.
+#
+#   make               dray.ko and the rdma-core provider
+#   make module        dray.ko only (W=1 and C=1 work as in the kernel)
+#   make provider      rdma-core 56.1 with providers/dray, tools and pyverbs
+#   make unit          user-space unit tests
+#   make selftests     kernel selftests (run inside the VM)
+#   make check         checkpatch --strict, W=1 and sparse builds
+#   make demo          the main job: build, boot, create dray0, ibv_devinfo
+#   make test          every test; ends with "N passed, N failed"
+
+KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
+KDIR ?= /usr/src/linux-headers-$(KVER)
+BUILD := $(CURDIR)/build
+
+.PHONY: all module provider unit selftests check demo test clean
+
+all: module provider
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@mkdir -p $(BUILD)
+	cp dray.ko $(BUILD)/dray.ko
+
+provider:
+	scripts/build-rdma-core.sh
+
+unit:
+	$(MAKE) -C tests/unit
+
+selftests: provider
+	$(MAKE) -C tests/selftests
+
+check:
+	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+test:
+	scripts/test.sh
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C tests/unit clean
+	-$(MAKE) -C tests/selftests clean

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dray NIC model: the admin queue processor.
+ *
+ * The engine runs on the device's ordered workqueue. It consumes
+ * submission entries between its consumer index and the producer index
+ * written to DRAY_REG_AQ_SQ_PI, executes each command, writes one
+ * completion per command and raises the admin vector. Everything in an
+ * entry comes from the host and is validated here.
+ */
+
+#include <linux/string.h>
+
+#include "dev.h"
+
+struct dray_aq_result {
+	u8	status;
+	u32	syndrome;
+	u64	result;
+};
+
+static bool all_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+static void aq_fail(struct dray_aq_result *res, u8 status, u32 syndrome)
+{
+	res->status = status;
+	res->syndrome = syndrome;
+}
+
+/* Copy an output structure to the host buffer a query command names. */
+static void aq_write_out(struct dray_hw *hw, const struct dray_cmd_query *cmd,
+			 const void *out, size_t size,
+			 struct dray_aq_result *res)
+{
+	u32 len = le32_to_cpu(cmd->out_len);
+	void *dst;
+
+	if (!len) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_OUT_LEN);
+		return;
+	}
+	len = min_t(u32, len, size);
+	dst = dray_hw_dma_va(hw, le64_to_cpu(cmd->out_addr), len);
+	if (!dst) {
+		aq_fail(res, DRAY_AQ_STS_DMA_ERROR, DRAY_AQ_SYN_OUT_ADDR);
+		return;
+	}
+	memcpy(dst, out, len);
+	res->result = len;
+}
+
+static void aq_query_device(struct dray_hw *hw, const struct dray_aq_entry *e,
+			    struct dray_aq_result *res)
+{
+	const struct dray_cmd_query *cmd = &e->u.query;
+	struct dray_device_caps caps = {};
+
+	if (cmd->port || !all_zero(cmd->reserved, sizeof(cmd->reserved)) ||
+	    !all_zero(e->u.raw + sizeof(*cmd),
+			 DRAY_AQ_PAYLOAD_SIZE - sizeof(*cmd))) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return;
+	}
+
+	caps.fw_ver = cpu_to_le64(DRAY_HW_FW_VER);
+	memcpy(caps.node_guid, hw->node_guid, sizeof(caps.node_guid));
+	caps.vendor_id = cpu_to_le32(DRAY_HW_VENDOR_ID);
+	caps.vendor_part_id = cpu_to_le32(DRAY_HW_PART_ID);
+	caps.hw_ver = cpu_to_le32(DRAY_HW_HW_VER);
+	caps.num_ports = cpu_to_le32(1);
+	caps.max_mr_size = cpu_to_le64(DRAY_HW_MAX_MR_SIZE);
+	caps.page_size_cap = cpu_to_le64(PAGE_SIZE);
+	caps.max_uar = cpu_to_le32(DRAY_HW_MAX_UAR);
+	caps.max_eq = cpu_to_le32(DRAY_HW_MAX_EQ);
+	caps.max_pd = cpu_to_le32(DRAY_HW_MAX_PD);
+	caps.max_mr = cpu_to_le32(DRAY_HW_MAX_MR);
+	caps.max_qp = cpu_to_le32(DRAY_HW_MAX_QP);
+	caps.max_qp_wr = cpu_to_le32(DRAY_HW_MAX_QP_WR);
+	caps.max_send_sge = cpu_to_le32(DRAY_HW_MAX_SGE);
+	caps.max_recv_sge = cpu_to_le32(DRAY_HW_MAX_SGE);
+	caps.max_sge_rd = cpu_to_le32(DRAY_HW_MAX_SGE);
+	caps.max_cq = cpu_to_le32(DRAY_HW_MAX_CQ);
+	caps.max_cqe = cpu_to_le32(DRAY_HW_MAX_CQE);
+	caps.max_ah = cpu_to_le32(DRAY_HW_MAX_AH);
+	caps.max_qp_rd_atom = cpu_to_le32(DRAY_HW_MAX_RD_ATOM);
+	caps.max_qp_init_rd_atom = cpu_to_le32(DRAY_HW_MAX_RD_ATOM);
+	caps.max_inline_data = cpu_to_le32(DRAY_HW_MAX_INLINE);
+	caps.max_msg_size = cpu_to_le32(DRAY_HW_MAX_MSG);
+	caps.gid_tbl_len = cpu_to_le32(DRAY_HW_GID_TBL_LEN);
+	caps.local_ca_ack_delay = cpu_to_le32(DRAY_HW_ACK_DELAY);
+
+	aq_write_out(hw, cmd, &caps, sizeof(caps), res);
+}
+
+static void aq_query_port(struct dray_hw *hw, const struct dray_aq_entry *e,
+			  struct dray_aq_result *res)
+{
+	const struct dray_cmd_query *cmd = &e->u.query;
+	struct dray_port_attr attr = {};
+
+	if (!all_zero(cmd->reserved, sizeof(cmd->reserved))) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return;
+	}
+	if (cmd->port != 1) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_PORT);
+		return;
+	}
+	dray_hw_port_query(hw, &attr);
+	aq_write_out(hw, cmd, &attr, sizeof(attr), res);
+}
+
+static void aq_set_gid(struct dray_hw *hw, const struct dray_aq_entry *e,
+		       struct dray_aq_result *res)
+{
+	const struct dray_cmd_set_gid *cmd = &e->u.set_gid;
+	u32 index = le32_to_cpu(cmd->index);
+
+	if (!all_zero(cmd->reserved, sizeof(cmd->reserved))) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return;
+	}
+	if (index >= DRAY_HW_GID_TBL_LEN) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_GID_INDEX);
+		return;
+	}
+	if (cmd->type != DRAY_GID_TYPE_ROCE_V2) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_GID_TYPE);
+		return;
+	}
+
+	spin_lock_bh(&hw->obj_lock);
+	memcpy(hw->gids[index].gid, cmd->gid, sizeof(cmd->gid));
+	hw->gids[index].valid = true;
+	spin_unlock_bh(&hw->obj_lock);
+}
+
+static void aq_del_gid(struct dray_hw *hw, const struct dray_aq_entry *e,
+		       struct dray_aq_result *res)
+{
+	const struct dray_cmd_del_gid *cmd = &e->u.del_gid;
+	u32 index = le32_to_cpu(cmd->index);
+
+	if (cmd->reserved) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return;
+	}
+	if (index >= DRAY_HW_GID_TBL_LEN) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_GID_INDEX);
+		return;
+	}
+
+	spin_lock_bh(&hw->obj_lock);
+	if (hw->gids[index].valid)
+		hw->gids[index].valid = false;
+	else
+		aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_GID_INDEX);
+	spin_unlock_bh(&hw->obj_lock);
+}
+
+static void aq_create_eq(struct dray_hw *hw, const struct dray_aq_entry *e,
+			 struct dray_aq_result *res)
+{
+	u32 eqn, syndrome;
+	int status;
+
+	status = dray_hw_eq_create(hw, &e->u.create_eq, &eqn, &syndrome);
+	if (status)
+		aq_fail(res, status, syndrome);
+	else
+		res->result = eqn;
+}
+
+static void aq_destroy_eq(struct dray_hw *hw, const struct dray_aq_entry *e,
+			  struct dray_aq_result *res)
+{
+	const struct dray_cmd_destroy_eq *cmd = &e->u.destroy_eq;
+	int status;
+
+	if (cmd->reserved) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return;
+	}
+	status = dray_hw_eq_destroy(hw, le32_to_cpu(cmd->eqn));
+	if (status)
+		aq_fail(res, status, DRAY_AQ_SYN_EQN);
+}
+
+static void aq_create_uar(struct dray_hw *hw, const struct dray_aq_entry *e,
+			  struct dray_aq_result *res)
+{
+	u64 addr = le64_to_cpu(e->u.create_uar.page_addr);
+	struct dray_uar *page;
+	u32 idx;
+
+	if (!IS_ALIGNED(addr, DRAY_UAR_SIZE)) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_PAGE_ADDR);
+		return;
+	}
+	page = dray_hw_dma_va(hw, addr, DRAY_UAR_SIZE);
+	if (!page) {
+		aq_fail(res, DRAY_AQ_STS_DMA_ERROR, DRAY_AQ_SYN_PAGE_ADDR);
+		return;
+	}
+
+	spin_lock_bh(&hw->obj_lock);
+	for (idx = 0; idx < DRAY_HW_MAX_UAR; idx++)
+		if (!hw->uars[idx].page)
+			break;
+	if (idx == DRAY_HW_MAX_UAR) {
+		spin_unlock_bh(&hw->obj_lock);
+		aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
+		return;
+	}
+	hw->uars[idx].page = page;
+	spin_unlock_bh(&hw->obj_lock);
+
+	memset(&page->dev, 0, sizeof(page->dev));
+	WRITE_ONCE(page->dev.index, cpu_to_le32(idx));
+	WRITE_ONCE(page->dev.flags, 0);
+	/* The magic tells software the rest of the device area is valid. */
+	dma_wmb();
+	WRITE_ONCE(page->dev.magic, cpu_to_le32(DRAY_UAR_MAGIC));
+	res->result = idx;
+}
+
+static void aq_destroy_uar(struct dray_hw *hw, const struct dray_aq_entry *e,
+			   struct dray_aq_result *res)
+{
+	const struct dray_cmd_destroy_uar *cmd = &e->u.destroy_uar;
+	u32 idx = le32_to_cpu(cmd->uar_index);
+
+	if (cmd->reserved) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return;
+	}
+	if (idx >= DRAY_HW_MAX_UAR) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_UAR_INDEX);
+		return;
+	}
+	spin_lock_bh(&hw->obj_lock);
+	if (hw->uars[idx].page)
+		hw->uars[idx].page = NULL;
+	else
+		aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_UAR_INDEX);
+	spin_unlock_bh(&hw->obj_lock);
+}
+
+typedef void (*aq_handler_t)(struct dray_hw *hw, const struct dray_aq_entry *e,
+			     struct dray_aq_result *res);
+
+static const aq_handler_t aq_handlers[DRAY_CMD_MAX_OPCODE] = {
+	[DRAY_CMD_QUERY_DEVICE]	= aq_query_device,
+	[DRAY_CMD_QUERY_PORT]	= aq_query_port,
+	[DRAY_CMD_SET_GID]	= aq_set_gid,
+	[DRAY_CMD_DEL_GID]	= aq_del_gid,
+	[DRAY_CMD_CREATE_EQ]	= aq_create_eq,
+	[DRAY_CMD_DESTROY_EQ]	= aq_destroy_eq,
+	[DRAY_CMD_CREATE_UAR]	= aq_create_uar,
+	[DRAY_CMD_DESTROY_UAR]	= aq_destroy_uar,
+};
+
+static void aq_execute(struct dray_hw *hw, const struct dray_aq_entry *e,
+		       struct dray_aq_result *res)
+{
+	if (e->hdr.opcode >= DRAY_CMD_MAX_OPCODE ||
+	    !aq_handlers[e->hdr.opcode]) {
+		aq_fail(res, DRAY_AQ_STS_BAD_OPCODE, DRAY_AQ_SYN_NONE);
+		return;
+	}
+	if (e->hdr.flags || e->hdr.reserved) {
+		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return;
+	}
+	aq_handlers[e->hdr.opcode](hw, e, res);
+}
+
+static void aq_complete(struct dray_hw *hw, __le16 cmd_id,
+			const struct dray_aq_result *res)
+{
+	struct dray_aq_cqe *cqe = &hw->aq_cq[hw->aq_cq_pi & (hw->aq_depth - 1)];
+	u8 phase = ((hw->aq_cq_pi / hw->aq_depth) & 1) ? 0 : DRAY_AQ_CQE_PHASE;
+
+	WRITE_ONCE(cqe->cmd_id, cmd_id);
+	WRITE_ONCE(cqe->status, res->status);
+	WRITE_ONCE(cqe->syndrome, cpu_to_le32(res->syndrome));
+	WRITE_ONCE(cqe->result, cpu_to_le64(res->result));
+	/* The body must be visible before the phase bit hands it over. */
+	dma_wmb();
+	WRITE_ONCE(cqe->flags, phase);
+	hw->aq_cq_pi++;
+}
+
+void dray_hw_aq_work(struct work_struct *work)
+{
+	struct dray_hw *hw = container_of(work, struct dray_hw, aq_work);
+	bool completed = false;
+
+	for (;;) {
+		struct dray_aq_result res = {};
+		struct dray_aq_entry entry;
+		u16 pi, ci;
+
+		spin_lock_bh(&hw->reg_lock);
+		if (!(hw->dev_sts & DRAY_DEV_STS_READY)) {
+			spin_unlock_bh(&hw->reg_lock);
+			break;
+		}
+		pi = hw->aq_sq_pi;
+		ci = hw->aq_sq_ci;
+		spin_unlock_bh(&hw->reg_lock);
+		if (pi == ci)
+			break;
+		if ((u16)(pi - ci) > hw->aq_depth) {
+			dray_hw_set_fatal(hw, DRAY_FATAL_AQ_DOORBELL);
+			break;
+		}
+
+		/* Read the entry once: the host may scribble on it meanwhile. */
+		dma_rmb();
+		memcpy(&entry, &hw->aq_sq[ci & (hw->aq_depth - 1)],
+		       sizeof(entry));
+
+		aq_execute(hw, &entry, &res);
+		aq_complete(hw, entry.hdr.cmd_id, &res);
+		completed = true;
+
+		spin_lock_bh(&hw->reg_lock);
+		hw->aq_sq_ci = ci + 1;
+		spin_unlock_bh(&hw->reg_lock);
+	}
+
+	if (completed)
+		dray_hw_raise_irq(hw, hw->aq_vector);
+}
+
+/* Reset: forget every object; the host owns all memory again. */
+void dray_hw_reset_objects(struct dray_hw *hw)
+{
+	spin_lock_bh(&hw->obj_lock);
+	memset(hw->eqs, 0, sizeof(hw->eqs));
+	memset(hw->gids, 0, sizeof(hw->gids));
+	memset(hw->uars, 0, sizeof(hw->uars));
+	spin_unlock_bh(&hw->obj_lock);
+}

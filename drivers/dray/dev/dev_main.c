@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dray NIC model: the register block, interrupt delivery and bus address
+ * translation. This file is the "silicon" side of ../bus.h.
+ */
+
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "dev.h"
+
+#define hw_err_ratelimited(hw, fmt, ...) \
+	pr_err_ratelimited("dray-nic %s: " fmt, netdev_name((hw)->ndev), \
+			   ##__VA_ARGS__)
+
+/**
+ * dray_hw_dma_va() - translate a bus address range the device was given
+ * @hw: the device
+ * @addr: bus address
+ * @len: bytes the device will access from @addr
+ *
+ * The model sits behind no IOMMU: a bus address is a physical address of
+ * host RAM. Memory handed to the device in one piece (rings, output
+ * buffers, UAR pages) must be physically contiguous.
+ *
+ * Return: the kernel virtual address, or NULL if the range is not RAM.
+ */
+void *dray_hw_dma_va(struct dray_hw *hw, u64 addr, size_t len)
+{
+	u64 last;
+
+	if (!addr || !len || check_add_overflow(addr, (u64)len - 1, &last))
+		return NULL;
+	if (!pfn_valid(PHYS_PFN(addr)) || !pfn_valid(PHYS_PFN(last)))
+		return NULL;
+	return phys_to_virt(addr);
+}
+
+void dray_hw_set_fatal(struct dray_hw *hw, enum dray_fatal_syndrome syn)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&hw->reg_lock, flags);
+	hw->dev_sts |= DRAY_DEV_STS_FATAL;
+	hw->dev_sts &= ~DRAY_DEV_STS_READY;
+	if (!hw->fatal_syndrome)
+		hw->fatal_syndrome = syn;
+	spin_unlock_irqrestore(&hw->reg_lock, flags);
+	hw_err_ratelimited(hw, "fatal error, syndrome %u\n", syn);
+}
+
+static void dray_hw_irq_work(struct work_struct *work)
+{
+	struct dray_hw *hw = container_of(work, struct dray_hw, irq_work);
+	unsigned long pending, flags;
+	unsigned int vec;
+
+	spin_lock_irqsave(&hw->irq_lock, flags);
+	pending = hw->irq_pending;
+	hw->irq_pending = 0;
+	spin_unlock_irqrestore(&hw->irq_lock, flags);
+
+	for_each_set_bit(vec, &pending, DRAY_HW_NUM_VECTORS) {
+		struct dray_hw_irq irq;
+
+		spin_lock_irqsave(&hw->irq_lock, flags);
+		irq = hw->irq[vec];
+		spin_unlock_irqrestore(&hw->irq_lock, flags);
+
+		/* Handlers run with bottom halves off, as from an interrupt. */
+		if (irq.handler) {
+			local_bh_disable();
+			irq.handler(irq.cookie);
+			local_bh_enable();
+		}
+	}
+}
+
+/**
+ * dray_hw_raise_irq() - signal an interrupt vector
+ * @hw: the device
+ * @vector: the vector
+ *
+ * Delivery is asynchronous, as for a message-signalled interrupt: the
+ * handler never runs inside the register access or event that caused it.
+ *
+ * Context: any.
+ */
+void dray_hw_raise_irq(struct dray_hw *hw, unsigned int vector)
+{
+	unsigned long flags;
+
+	if (vector >= DRAY_HW_NUM_VECTORS)
+		return;
+	spin_lock_irqsave(&hw->irq_lock, flags);
+	hw->irq_pending |= BIT(vector);
+	spin_unlock_irqrestore(&hw->irq_lock, flags);
+	queue_work(system_highpri_wq, &hw->irq_work);
+}
+
+int dray_hw_request_irq(struct dray_hw *hw, unsigned int vector,
+			dray_irq_handler_t handler, void *cookie)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	if (vector >= DRAY_HW_NUM_VECTORS || !handler)
+		return -EINVAL;
+	spin_lock_irqsave(&hw->irq_lock, flags);
+	if (hw->irq[vector].handler) {
+		ret = -EBUSY;
+	} else {
+		hw->irq[vector].handler = handler;
+		hw->irq[vector].cookie = cookie;
+	}
+	spin_unlock_irqrestore(&hw->irq_lock, flags);
+	return ret;
+}
+
+/*
+ * After this returns the handler is not running and will not run again.
+ * Context: process; not from the handler itself.
+ */
+void dray_hw_free_irq(struct dray_hw *hw, unsigned int vector)
+{
+	unsigned long flags;
+
+	if (vector >= DRAY_HW_NUM_VECTORS)
+		return;
+	spin_lock_irqsave(&hw->irq_lock, flags);
+	hw->irq[vector].handler = NULL;
+	hw->irq[vector].cookie = NULL;
+	spin_unlock_irqrestore(&hw->irq_lock, flags);
+	flush_work(&hw->irq_work);
+}
+
+/* Stop the admin engine and forget every object. Process context. */
+static void dray_hw_reset(struct dray_hw *hw)
+{
+	spin_lock_bh(&hw->reg_lock);
+	hw->dev_ctrl = 0;
+	hw->dev_sts = 0;
+	spin_unlock_bh(&hw->reg_lock);
+
+	/* The engine checks READY before each command; wait it out. */
+	flush_work(&hw->aq_work);
+
+	spin_lock_bh(&hw->reg_lock);
+	hw->fatal_syndrome = 0;
+	hw->aq_sq_base = 0;
+	hw->aq_cq_base = 0;
+	hw->aq_cfg = 0;
+	hw->aq_sq_pi = 0;
+	hw->aq_sq_ci = 0;
+	hw->aq_sq = NULL;
+	hw->aq_cq = NULL;
+	hw->aq_cq_pi = 0;
+	spin_unlock_bh(&hw->reg_lock);
+
+	dray_hw_reset_objects(hw);
+}
+
+/* DEV_CTRL.ENABLE 0->1: validate and latch the admin queue config. */
+static void dray_hw_enable(struct dray_hw *hw)
+{
+	u32 log_depth = hw->aq_cfg & DRAY_AQ_CFG_LOG_DEPTH_MASK;
+	u32 vector = (hw->aq_cfg & DRAY_AQ_CFG_VECTOR_MASK) >> 8;
+	u32 depth = 1U << log_depth;
+
+	lockdep_assert_held(&hw->reg_lock);
+
+	if (log_depth < DRAY_AQ_LOG_DEPTH_MIN ||
+	    log_depth > DRAY_AQ_LOG_DEPTH_MAX ||
+	    vector >= DRAY_HW_NUM_VECTORS ||
+	    !IS_ALIGNED(hw->aq_sq_base, 64) || !IS_ALIGNED(hw->aq_cq_base, 64))
+		goto cfg_err;
+
+	hw->aq_sq = dray_hw_dma_va(hw, hw->aq_sq_base,
+				   depth * DRAY_AQ_ENTRY_SIZE);
+	hw->aq_cq = dray_hw_dma_va(hw, hw->aq_cq_base,
+				   depth * DRAY_AQ_CQE_SIZE);
+	if (!hw->aq_sq || !hw->aq_cq)
+		goto cfg_err;
+
+	hw->aq_depth = depth;
+	hw->aq_vector = vector;
+	hw->aq_sq_pi = 0;
+	hw->aq_sq_ci = 0;
+	hw->aq_cq_pi = 0;
+	hw->dev_sts = DRAY_DEV_STS_READY;
+	return;
+
+cfg_err:
+	hw->aq_sq = NULL;
+	hw->aq_cq = NULL;
+	hw->dev_sts = DRAY_DEV_STS_CFG_ERR;
+}
+
+u32 dray_hw_readl(struct dray_hw *hw, u32 offset)
+{
+	u32 val;
+
+	spin_lock_bh(&hw->reg_lock);
+	switch (offset) {
+	case DRAY_REG_ID:
+		val = DRAY_ID_MAGIC;
+		break;
+	case DRAY_REG_VERSION:
+		val = (DRAY_IF_VERSION_MAJOR << 16) | DRAY_IF_VERSION_MINOR;
+		break;
+	case DRAY_REG_DEV_CTRL:
+		val = hw->dev_ctrl;
+		break;
+	case DRAY_REG_DEV_STS:
+		val = hw->dev_sts;
+		break;
+	case DRAY_REG_AQ_SQ_BASE_LO:
+		val = lower_32_bits(hw->aq_sq_base);
+		break;
+	case DRAY_REG_AQ_SQ_BASE_HI:
+		val = upper_32_bits(hw->aq_sq_base);
+		break;
+	case DRAY_REG_AQ_CQ_BASE_LO:
+		val = lower_32_bits(hw->aq_cq_base);
+		break;
+	case DRAY_REG_AQ_CQ_BASE_HI:
+		val = upper_32_bits(hw->aq_cq_base);
+		break;
+	case DRAY_REG_AQ_CFG:
+		val = hw->aq_cfg;
+		break;
+	case DRAY_REG_AQ_SQ_CI:
+		val = hw->aq_sq_ci;
+		break;
+	case DRAY_REG_NUM_VECTORS:
+		val = DRAY_HW_NUM_VECTORS;
+		break;
+	case DRAY_REG_FATAL_SYNDROME:
+		val = hw->fatal_syndrome;
+		break;
+	default:
+		val = 0;	/* reserved and write-only registers read 0 */
+		break;
+	}
+	spin_unlock_bh(&hw->reg_lock);
+	return val;
+}
+
+static void dray_hw_write_ctrl(struct dray_hw *hw, u32 value)
+{
+	bool kick = false;
+
+	if (value & DRAY_DEV_CTRL_RESET) {
+		dray_hw_reset(hw);
+		return;
+	}
+
+	spin_lock_bh(&hw->reg_lock);
+	if ((value & DRAY_DEV_CTRL_ENABLE) &&
+	    !(hw->dev_ctrl & DRAY_DEV_CTRL_ENABLE) &&
+	    !(hw->dev_sts & DRAY_DEV_STS_FATAL)) {
+		dray_hw_enable(hw);
+		kick = hw->dev_sts & DRAY_DEV_STS_READY;
+	} else if (!(value & DRAY_DEV_CTRL_ENABLE)) {
+		hw->dev_sts &= ~DRAY_DEV_STS_READY;
+	}
+	hw->dev_ctrl = value & DRAY_DEV_CTRL_ENABLE;
+	spin_unlock_bh(&hw->reg_lock);
+
+	if (kick)
+		queue_work(hw->wq, &hw->aq_work);
+}
+
+void dray_hw_writel(struct dray_hw *hw, u32 offset, u32 value)
+{
+	bool kick = false;
+
+	switch (offset) {
+	case DRAY_REG_DEV_CTRL:
+		dray_hw_write_ctrl(hw, value);
+		return;
+	case DRAY_REG_EQ_DB:
+		dray_hw_eq_doorbell(hw, value);
+		return;
+	}
+
+	spin_lock_bh(&hw->reg_lock);
+	switch (offset) {
+	case DRAY_REG_AQ_SQ_BASE_LO:
+		hw->aq_sq_base = (hw->aq_sq_base & ~0xffffffffULL) | value;
+		break;
+	case DRAY_REG_AQ_SQ_BASE_HI:
+		hw->aq_sq_base = lower_32_bits(hw->aq_sq_base) |
+				 ((u64)value << 32);
+		break;
+	case DRAY_REG_AQ_CQ_BASE_LO:
+		hw->aq_cq_base = (hw->aq_cq_base & ~0xffffffffULL) | value;
+		break;
+	case DRAY_REG_AQ_CQ_BASE_HI:
+		hw->aq_cq_base = lower_32_bits(hw->aq_cq_base) |
+				 ((u64)value << 32);
+		break;
+	case DRAY_REG_AQ_CFG:
+		hw->aq_cfg = value & (DRAY_AQ_CFG_LOG_DEPTH_MASK |
+				      DRAY_AQ_CFG_VECTOR_MASK);
+		break;
+	case DRAY_REG_AQ_SQ_PI:
+		hw->aq_sq_pi = value & DRAY_AQ_SQ_PI_MASK;
+		kick = hw->dev_sts & DRAY_DEV_STS_READY;
+		break;
+	default:
+		break;	/* writes to read-only or reserved offsets are ignored */
+	}
+	spin_unlock_bh(&hw->reg_lock);
+
+	if (kick)
+		queue_work(hw->wq, &hw->aq_work);
+}
+
+struct dray_hw *dray_hw_create(const struct dray_hw_plat *plat)
+{
+	struct dray_hw *hw;
+	int ret;
+
+	hw = kzalloc(sizeof(*hw), GFP_KERNEL);
+	if (!hw)
+		return ERR_PTR(-ENOMEM);
+
+	hw->dma_dev = plat->dma_dev;
+	hw->removed = plat->removed;
+	hw->removed_ctx = plat->ctx;
+	spin_lock_init(&hw->reg_lock);
+	spin_lock_init(&hw->irq_lock);
+	spin_lock_init(&hw->obj_lock);
+	spin_lock_init(&hw->port_lock);
+	INIT_WORK(&hw->aq_work, dray_hw_aq_work);
+	INIT_WORK(&hw->irq_work, dray_hw_irq_work);
+
+	hw->wq = alloc_ordered_workqueue("dray-nic-%s", WQ_MEM_RECLAIM,
+					 netdev_name(plat->ndev));
+	if (!hw->wq) {
+		ret = -ENOMEM;
+		goto free_hw;
+	}
+
+	ret = dray_hw_port_attach(hw, plat->ndev);
+	if (ret)
+		goto destroy_wq;
+	return hw;
+
+destroy_wq:
+	destroy_workqueue(hw->wq);
+free_hw:
+	kfree(hw);
+	return ERR_PTR(ret);
+}
+
+void dray_hw_destroy(struct dray_hw *hw)
+{
+	dray_hw_port_detach(hw);
+	dray_hw_reset(hw);
+	destroy_workqueue(hw->wq);
+	cancel_work_sync(&hw->irq_work);
+	kfree(hw);
+}

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dray driver: the admin queue.
+ *
+ * A generic command ring: callers fill a struct dray_aq_entry, and
+ * dray_aq_exec() submits it, sleeps until its completion arrives and
+ * translates the device status into an errno. Several commands may be in
+ * flight; the completion carries the submission slot as cmd_id.
+ */
+
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+
+#include "dray.h"
+
+static const char * const aq_syndrome_names[DRAY_AQ_SYN_MAX] = {
+	[DRAY_AQ_SYN_NONE]	= "none",
+	[DRAY_AQ_SYN_RESERVED]	= "reserved field",
+	[DRAY_AQ_SYN_OUT_ADDR]	= "out_addr",
+	[DRAY_AQ_SYN_OUT_LEN]	= "out_len",
+	[DRAY_AQ_SYN_PORT]	= "port",
+	[DRAY_AQ_SYN_GID_INDEX]	= "gid index",
+	[DRAY_AQ_SYN_GID_TYPE]	= "gid type",
+	[DRAY_AQ_SYN_RING_ADDR]	= "ring_addr",
+	[DRAY_AQ_SYN_LOG_DEPTH]	= "log_depth",
+	[DRAY_AQ_SYN_VECTOR]	= "vector",
+	[DRAY_AQ_SYN_EQN]	= "eqn",
+	[DRAY_AQ_SYN_PAGE_ADDR]	= "page_addr",
+	[DRAY_AQ_SYN_UAR_INDEX]	= "uar index",
+};
+
+static const char *aq_syndrome_name(u32 syn)
+{
+	if (syn < DRAY_AQ_SYN_MAX && aq_syndrome_names[syn])
+		return aq_syndrome_names[syn];
+	return "unknown";
+}
+
+static int aq_status_to_errno(u8 status)
+{
+	switch (status) {
+	case DRAY_AQ_STS_OK:
+		return 0;
+	case DRAY_AQ_STS_BAD_OPCODE:
+		return -EOPNOTSUPP;
+	case DRAY_AQ_STS_BAD_PARAM:
+		return -EINVAL;
+	case DRAY_AQ_STS_NO_RESOURCES:
+		return -ENOSPC;
+	case DRAY_AQ_STS_NOT_FOUND:
+		return -ENOENT;
+	case DRAY_AQ_STS_BUSY:
+		return -EBUSY;
+	default:
+		return -EIO;
+	}
+}
+
+/* Admin vector handler. Atomic context. */
+static void dray_aq_irq(void *cookie)
+{
+	struct dray_dev *dev = cookie;
+	struct dray_aq *aq = &dev->aq;
+
+	spin_lock(&aq->lock);
+	for (;;) {
+		struct dray_aq_cqe *cqe = &aq->cq[aq->cq_ci & (aq->depth - 1)];
+		struct dray_aq_ctx *ctx;
+		u16 slot;
+
+		if ((READ_ONCE(cqe->flags) & DRAY_AQ_CQE_PHASE) != aq->cq_phase)
+			break;
+		/* Read the body only after seeing the phase bit. */
+		dma_rmb();
+
+		aq->cq_ci++;
+		if (!(aq->cq_ci & (aq->depth - 1)))
+			aq->cq_phase ^= DRAY_AQ_CQE_PHASE;
+
+		slot = le16_to_cpu(cqe->cmd_id);
+		if (slot >= aq->depth || !aq->ctx[slot].busy) {
+			ddev_err_rl(dev, "admin completion for idle slot %u\n",
+				    slot);
+			continue;
+		}
+		ctx = &aq->ctx[slot];
+		ctx->cqe = *cqe;
+		complete(&ctx->done);
+	}
+	spin_unlock(&aq->lock);
+}
+
+/**
+ * dray_aq_exec() - run one admin command
+ * @dev: the device
+ * @entry: the command; hdr.cmd_id is filled in here
+ * @result: if not NULL, receives the completion's result field
+ *
+ * Context: process, may sleep.
+ * Return: 0, a negative errno translated from the device status, -ETIMEDOUT
+ * if the device did not answer (the admin queue is then unusable), or
+ * -EIO once the admin queue is unusable.
+ */
+int dray_aq_exec(struct dray_dev *dev, struct dray_aq_entry *entry,
+		 u64 *result)
+{
+	struct dray_aq *aq = &dev->aq;
+	struct dray_aq_ctx *ctx;
+	unsigned long left;
+	u16 slot;
+	u8 status;
+	u32 syn;
+
+	might_sleep();
+	if (down_killable(&aq->slots))
+		return -EINTR;
+
+	spin_lock_bh(&aq->lock);
+	if (aq->dead) {
+		spin_unlock_bh(&aq->lock);
+		up(&aq->slots);
+		return -EIO;
+	}
+	for (slot = 0; slot < aq->depth; slot++)
+		if (!aq->ctx[slot].busy)
+			break;
+	/* The semaphore guarantees a free slot. */
+	ctx = &aq->ctx[slot];
+	ctx->busy = true;
+	reinit_completion(&ctx->done);
+	entry->hdr.cmd_id = cpu_to_le16(slot);
+	memcpy(&aq->sq[aq->sq_pi & (aq->depth - 1)], entry, sizeof(*entry));
+	aq->sq_pi++;
+	/* The entry must be in memory before the doorbell. */
+	dma_wmb();
+	dray_hw_writel(dev->hw, DRAY_REG_AQ_SQ_PI, aq->sq_pi);
+	spin_unlock_bh(&aq->lock);
+
+	left = wait_for_completion_timeout(&ctx->done,
+					   msecs_to_jiffies(DRAY_AQ_TIMEOUT_MS));
+	spin_lock_bh(&aq->lock);
+	if (!left) {
+		/* The slot stays busy: the device may still write it. */
+		aq->dead = true;
+		spin_unlock_bh(&aq->lock);
+		ddev_err_rl(dev, "admin command %u timed out, device status %#x\n",
+			    entry->hdr.opcode,
+			    dray_hw_readl(dev->hw, DRAY_REG_DEV_STS));
+		return -ETIMEDOUT;
+	}
+	status = ctx->cqe.status;
+	syn = le32_to_cpu(ctx->cqe.syndrome);
+	if (result)
+		*result = le64_to_cpu(ctx->cqe.result);
+	ctx->busy = false;
+	spin_unlock_bh(&aq->lock);
+	up(&aq->slots);
+
+	if (status != DRAY_AQ_STS_OK)
+		ddev_dbg(dev, "admin command %u failed: status %u, field %s\n",
+			 entry->hdr.opcode, status, aq_syndrome_name(syn));
+	return aq_status_to_errno(status);
+}
+
+static int aq_wait_ready(struct dray_dev *dev)
+{
+	unsigned int i;
+	u32 sts;
+
+	for (i = 0; i < 100; i++) {
+		sts = dray_hw_readl(dev->hw, DRAY_REG_DEV_STS);
+		if (sts & DRAY_DEV_STS_READY)
+			return 0;
+		if (sts & (DRAY_DEV_STS_CFG_ERR | DRAY_DEV_STS_FATAL))
+			break;
+		usleep_range(100, 200);
+	}
+	ibdev_err(&dev->ibdev, "device did not become ready, status %#x\n",
+		  sts);
+	return -EIO;
+}
+
+int dray_aq_init(struct dray_dev *dev)
+{
+	struct device *dma_dev = dray_dma_dev(dev);
+	struct dray_aq *aq = &dev->aq;
+	u32 id, ver, i;
+	int ret;
+
+	id = dray_hw_readl(dev->hw, DRAY_REG_ID);
+	ver = dray_hw_readl(dev->hw, DRAY_REG_VERSION);
+	if (id != DRAY_ID_MAGIC ||
+	    (ver >> 16) != DRAY_IF_VERSION_MAJOR) {
+		ibdev_err(&dev->ibdev, "unsupported device: id %#x version %#x\n",
+			  id, ver);
+		return -ENODEV;
+	}
+	dray_hw_writel(dev->hw, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_RESET);
+
+	aq->depth = 1U << DRAY_AQ_LOG_DEPTH;
+	aq->sq = dma_alloc_coherent(dma_dev, aq->depth * sizeof(*aq->sq),
+				    &aq->sq_dma, GFP_KERNEL);
+	if (!aq->sq)
+		return -ENOMEM;
+	aq->cq = dma_alloc_coherent(dma_dev, aq->depth * sizeof(*aq->cq),
+				    &aq->cq_dma, GFP_KERNEL);
+	if (!aq->cq) {
+		ret = -ENOMEM;
+		goto free_sq;
+	}
+	aq->ctx = kcalloc(aq->depth, sizeof(*aq->ctx), GFP_KERNEL);
+	if (!aq->ctx) {
+		ret = -ENOMEM;
+		goto free_cq;
+	}
+	for (i = 0; i < aq->depth; i++)
+		init_completion(&aq->ctx[i].done);
+	sema_init(&aq->slots, aq->depth);
+	spin_lock_init(&aq->lock);
+	aq->sq_pi = 0;
+	aq->cq_ci = 0;
+	aq->cq_phase = DRAY_AQ_CQE_PHASE;
+	aq->dead = false;
+
+	ret = dray_hw_request_irq(dev->hw, DRAY_VEC_ADMIN, dray_aq_irq, dev);
+	if (ret)
+		goto free_ctx;
+
+	dray_hw_writel(dev->hw, DRAY_REG_AQ_SQ_BASE_LO, lower_32_bits(aq->sq_dma));
+	dray_hw_writel(dev->hw, DRAY_REG_AQ_SQ_BASE_HI, upper_32_bits(aq->sq_dma));
+	dray_hw_writel(dev->hw, DRAY_REG_AQ_CQ_BASE_LO, lower_32_bits(aq->cq_dma));
+	dray_hw_writel(dev->hw, DRAY_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
+	dray_hw_writel(dev->hw, DRAY_REG_AQ_CFG,
+		       DRAY_AQ_LOG_DEPTH | (DRAY_VEC_ADMIN << 8));
+	dray_hw_writel(dev->hw, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_ENABLE);
+	ret = aq_wait_ready(dev);
+	if (ret)
+		goto reset;
+	return 0;
+
+reset:
+	dray_hw_writel(dev->hw, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_RESET);
+	dray_hw_free_irq(dev->hw, DRAY_VEC_ADMIN);
+free_ctx:
+	kfree(aq->ctx);
+free_cq:
+	dma_free_coherent(dma_dev, aq->depth * sizeof(*aq->cq), aq->cq,
+			  aq->cq_dma);
+free_sq:
+	dma_free_coherent(dma_dev, aq->depth * sizeof(*aq->sq), aq->sq,
+			  aq->sq_dma);
+	return ret;
+}
+
+/* Reset the device (it forgets every object) and free the rings. */
+void dray_aq_destroy(struct dray_dev *dev)
+{
+	struct device *dma_dev = dray_dma_dev(dev);
+	struct dray_aq *aq = &dev->aq;
+
+	dray_hw_writel(dev->hw, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_RESET);
+	dray_hw_free_irq(dev->hw, DRAY_VEC_ADMIN);
+	kfree(aq->ctx);
+	dma_free_coherent(dma_dev, aq->depth * sizeof(*aq->cq), aq->cq,
+			  aq->cq_dma);
+	dma_free_coherent(dma_dev, aq->depth * sizeof(*aq->sq), aq->sq,
+			  aq->sq_dma);
+}

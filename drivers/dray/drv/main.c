@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dray: module entry, `rdma link add ... type dray`, and device life cycle.
+ *
+ * `rdma link add NAME type dray netdev IF` plugs in a new NIC: it creates
+ * the NIC model on IF (the "hardware"), a platform device "dray.N" as its
+ * bus device (the parent of the ib_device, whose modalias the provider
+ * matches), then probes it like a PCI driver would and registers NAME.
+ *
+ * Removal always goes through ib_unregister_device*(); the core then calls
+ * dray_dealloc_driver(), which tears down in reverse. Triggers:
+ * `rdma link delete`, the netdev being unregistered (the NIC reports a
+ * surprise removal), and module unload. Live user contexts are
+ * disassociated (see dray_disassociate_ucontext), so unloading never waits
+ * for user space.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/if_arp.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <rdma/rdma_netlink.h>
+
+#include "dray.h"
+
+MODULE_AUTHOR("dray developers");
+MODULE_DESCRIPTION("dray RoCEv2 RDMA NIC");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_RDMA_LINK("dray");
+
+/* All dray devices, including ones being added. */
+static LIST_HEAD(dray_devs);
+static DEFINE_MUTEX(dray_devs_lock);
+static struct workqueue_struct *dray_wq;
+
+static void dray_unreg_work(struct work_struct *work)
+{
+	struct dray_dev *dev = container_of(work, struct dray_dev, unreg_work);
+
+	ib_unregister_device(&dev->ibdev);
+	put_device(&dev->ibdev.dev);
+}
+
+/* NIC callback: its netdev is being unregistered. Called under RTNL. */
+static void dray_nic_removed(void *ctx)
+{
+	struct dray_dev *dev = ctx;
+
+	set_bit(DRAY_DEV_REMOVED, &dev->flags);
+	get_device(&dev->ibdev.dev);
+	if (!queue_work(dray_wq, &dev->unreg_work))
+		put_device(&dev->ibdev.dev);
+}
+
+/* Bring up the device behind dev->hw and learn what it can do. */
+static int dray_probe(struct dray_dev *dev)
+{
+	struct ib_device *ibdev = &dev->ibdev;
+	int ret;
+
+	ret = dray_aq_init(dev);
+	if (ret)
+		return ret;
+	ret = dray_cmd_query_device(dev, &dev->caps);
+	if (ret)
+		goto destroy_aq;
+	ret = dray_async_eq_init(dev);
+	if (ret)
+		goto destroy_aq;
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->node_guid = dev->caps.node_guid;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->local_dma_lkey = 0;
+	strscpy(ibdev->node_desc, "dray", sizeof(ibdev->node_desc));
+	ib_set_device_ops(ibdev, &dray_dev_ops);
+	return 0;
+
+destroy_aq:
+	dray_aq_destroy(dev);
+	return ret;
+}
+
+static void dray_unprobe(struct dray_dev *dev)
+{
+	dray_async_eq_destroy(dev);
+	dray_aq_destroy(dev);
+	dray_async_eq_free(dev);
+}
+
+static void dray_unlist(struct dray_dev *dev)
+{
+	mutex_lock(&dray_devs_lock);
+	list_del_init(&dev->list);
+	mutex_unlock(&dray_devs_lock);
+}
+
+/* Undo everything dray_add() did; called by the core after unregister. */
+static void dray_dealloc_driver(struct ib_device *ibdev)
+{
+	struct dray_dev *dev = to_ddev(ibdev);
+
+	dray_unlist(dev);
+	dray_unprobe(dev);
+	dray_hw_destroy(dev->hw);
+	platform_device_unregister(dev->pdev);
+}
+
+static const struct ib_device_ops dray_dealloc_ops = {
+	.dealloc_driver = dray_dealloc_driver,
+};
+
+/* Create, probe and register a device that is already on dray_devs. */
+static int dray_add(struct dray_dev *dev, const char *name)
+{
+	struct net_device *ndev = dev->ndev;
+	struct dray_hw_plat plat = {};
+	struct platform_device *pdev;
+	int ret;
+
+	pdev = platform_device_register_simple("dray", PLATFORM_DEVID_AUTO,
+					       NULL, 0);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+	dev->pdev = pdev;
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		goto unregister_pdev;
+	dev->ibdev.dev.parent = &pdev->dev;
+
+	plat.ndev = ndev;
+	plat.dma_dev = &pdev->dev;
+	plat.removed = dray_nic_removed;
+	plat.ctx = dev;
+	dev->hw = dray_hw_create(&plat);
+	if (IS_ERR(dev->hw)) {
+		ret = PTR_ERR(dev->hw);
+		if (ret == -EBUSY)
+			pr_err_ratelimited("dray: %s already has a receive handler (bridge or bond port?)\n",
+					   netdev_name(ndev));
+		goto unregister_pdev;
+	}
+
+	ret = dray_probe(dev);
+	if (ret)
+		goto destroy_hw;
+
+	ret = ib_device_set_netdev(&dev->ibdev, ndev, 1);
+	if (ret)
+		goto unprobe;
+
+	/*
+	 * From here on dray_dealloc_driver() owns the teardown, also when
+	 * registration fails (ib_dealloc_device() calls it).
+	 */
+	ib_set_device_ops(&dev->ibdev, &dray_dealloc_ops);
+	ret = ib_register_device(&dev->ibdev, name, &pdev->dev);
+	if (ret) {
+		ib_dealloc_device(&dev->ibdev);
+		return ret;
+	}
+	/* The netdev went away while registering: finish the removal. */
+	if (test_bit(DRAY_DEV_REMOVED, &dev->flags))
+		dray_nic_removed(dev);
+	return 0;
+
+unprobe:
+	dray_unprobe(dev);
+destroy_hw:
+	dray_hw_destroy(dev->hw);
+unregister_pdev:
+	platform_device_unregister(pdev);
+	dray_unlist(dev);
+	ib_dealloc_device(&dev->ibdev);
+	return ret;
+}
+
+static int dray_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct dray_dev *dev, *other;
+	struct ib_device *ibdev;
+
+	if (ndev->type != ARPHRD_ETHER) {
+		pr_err_ratelimited("dray: %s is not an Ethernet device\n",
+				   netdev_name(ndev));
+		return -EINVAL;
+	}
+
+	ibdev = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
+	if (ibdev) {
+		ib_device_put(ibdev);
+		pr_err_ratelimited("dray: device name %s is taken\n",
+				   ibdev_name);
+		return -EEXIST;
+	}
+
+	dev = ib_alloc_device(dray_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+	INIT_WORK(&dev->unreg_work, dray_unreg_work);
+	dev->ndev = ndev;
+
+	/* Listed before it exists, so a second add on ndev sees it. */
+	mutex_lock(&dray_devs_lock);
+	list_for_each_entry(other, &dray_devs, list) {
+		if (other->ndev == ndev) {
+			mutex_unlock(&dray_devs_lock);
+			pr_err_ratelimited("dray: %s already has a dray device\n",
+					   netdev_name(ndev));
+			ib_dealloc_device(&dev->ibdev);
+			return -EEXIST;
+		}
+	}
+	list_add_tail(&dev->list, &dray_devs);
+	mutex_unlock(&dray_devs_lock);
+
+	return dray_add(dev, ibdev_name);
+}
+
+static struct rdma_link_ops dray_link_ops = {
+	.type = "dray",
+	.newlink = dray_newlink,
+};
+
+static int __init dray_init(void)
+{
+	dray_wq = alloc_workqueue("dray", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!dray_wq)
+		return -ENOMEM;
+	rdma_link_register(&dray_link_ops);
+	return 0;
+}
+
+static void __exit dray_exit(void)
+{
+	struct dray_dev *dev;
+
+	/* Waits for any newlink in progress; none can start after this. */
+	rdma_link_unregister(&dray_link_ops);
+
+	for (;;) {
+		mutex_lock(&dray_devs_lock);
+		dev = list_first_entry_or_null(&dray_devs, struct dray_dev,
+					       list);
+		if (dev)
+			get_device(&dev->ibdev.dev);
+		mutex_unlock(&dray_devs_lock);
+		if (!dev)
+			break;
+		ib_unregister_device(&dev->ibdev);
+		put_device(&dev->ibdev.dev);
+	}
+	/* Pending surprise-removal work only finds unregistered devices. */
+	destroy_workqueue(dray_wq);
+}
+
+module_init(dray_init);
+module_exit(dray_exit);

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dray driver: device and port verbs, user contexts and the doorbell page.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <uapi/rdma/dray-abi.h>
+
+#include "dray.h"
+#include "../compat.h"
+
+/* mmap keys of a context live in their own window, see dray_alloc_ucontext */
+#define DRAY_MMAP_WINDOW_SHIFT	16
+
+static int dray_query_device(struct ib_device *ibdev,
+			     struct ib_device_attr *attr,
+			     struct ib_udata *udata)
+{
+	const struct dray_caps *c = &to_ddev(ibdev)->caps;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = c->fw_ver;
+	attr->sys_image_guid = c->node_guid;
+	attr->max_mr_size = c->max_mr_size;
+	attr->page_size_cap = c->page_size_cap;
+	attr->vendor_id = c->vendor_id;
+	attr->vendor_part_id = c->vendor_part_id;
+	attr->hw_ver = c->hw_ver;
+	attr->max_qp = c->max_qp;
+	attr->max_qp_wr = c->max_qp_wr;
+	attr->max_send_sge = c->max_send_sge;
+	attr->max_recv_sge = c->max_recv_sge;
+	attr->max_sge_rd = c->max_sge_rd;
+	attr->max_cq = c->max_cq;
+	attr->max_cqe = c->max_cqe;
+	attr->max_mr = c->max_mr;
+	attr->max_pd = c->max_pd;
+	attr->max_qp_rd_atom = c->max_qp_rd_atom;
+	attr->max_qp_init_rd_atom = c->max_qp_init_rd_atom;
+	attr->max_res_rd_atom = c->max_qp_rd_atom * c->max_qp;
+	attr->max_ah = c->max_ah;
+	attr->max_pkeys = 1;
+	attr->local_ca_ack_delay = c->local_ca_ack_delay;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	return 0;
+}
+
+/* Map an Ethernet link speed onto the closest IB speed and width. */
+static void dray_eth_speed(u32 mbps, u16 *speed, u8 *width)
+{
+	static const struct {
+		u32	mbps;
+		u16	speed;
+		u8	width;
+	} map[] = {
+		{ 400000, IB_SPEED_NDR,   IB_WIDTH_4X },
+		{ 200000, IB_SPEED_HDR,   IB_WIDTH_4X },
+		{ 100000, IB_SPEED_EDR,   IB_WIDTH_4X },
+		{  50000, IB_SPEED_HDR,   IB_WIDTH_1X },
+		{  40000, IB_SPEED_FDR10, IB_WIDTH_4X },
+		{  25000, IB_SPEED_EDR,   IB_WIDTH_1X },
+		{  20000, IB_SPEED_DDR,   IB_WIDTH_4X },
+		{  10000, IB_SPEED_FDR10, IB_WIDTH_1X },
+		{   5000, IB_SPEED_DDR,   IB_WIDTH_1X },
+		{      0, IB_SPEED_SDR,   IB_WIDTH_1X },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(map) - 1; i++)
+		if (mbps >= map[i].mbps)
+			break;
+	*speed = map[i].speed;
+	*width = map[i].width;
+}
+
+static int dray_query_port(struct ib_device *ibdev, u32 port,
+			   struct ib_port_attr *attr)
+{
+	struct dray_dev *dev = to_ddev(ibdev);
+	struct dray_port_attr pa;
+	int ret;
+
+	ret = dray_cmd_query_port(dev, port, &pa);
+	if (ret)
+		return ret;
+
+	/* The device reports IBTA encodings, as enum ib_port_state etc. */
+	attr->state = pa.state;
+	attr->phys_state = pa.phys_state;
+	attr->max_mtu = pa.max_mtu;
+	attr->active_mtu = pa.active_mtu;
+	attr->gid_tbl_len = le32_to_cpu(pa.gid_tbl_len);
+	attr->pkey_tbl_len = 1;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->ip_gids = true;
+	attr->max_msg_sz = dev->caps.max_msg_size;
+	attr->max_vl_num = 1;
+	dray_eth_speed(le32_to_cpu(pa.speed_mbps), &attr->active_speed,
+		       &attr->active_width);
+	return 0;
+}
+
+static int dray_get_port_immutable(struct ib_device *ibdev, u32 port,
+				   struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr = {};
+	int ret;
+
+	ret = ib_query_port(ibdev, port, &attr);
+	if (ret)
+		return ret;
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static int dray_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			   u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static enum rdma_link_layer dray_get_link_layer(struct ib_device *ibdev,
+						u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int dray_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	struct dray_dev *dev = to_ddev(attr->device);
+
+	if (attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	return dray_cmd_set_gid(dev, attr->index, attr->gid.raw);
+}
+
+static int dray_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return dray_cmd_del_gid(to_ddev(attr->device), attr->index);
+}
+
+static void dray_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	u64 fw = to_ddev(ibdev)->caps.fw_ver;
+
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u",
+		 (u32)(fw >> 32) & 0xffff, (u32)(fw >> 16) & 0xffff,
+		 (u32)fw & 0xffff);
+}
+
+/*
+ * Every context gets one doorbell page (UAR): a zeroed kernel page handed
+ * to the device with CREATE_UAR and exposed for mmap through an
+ * rdma_user_mmap_entry. The entry owns the page: it is freed in
+ * dray_mmap_free() once the context dropped the entry and the last user
+ * mapping is gone.
+ */
+static int dray_alloc_ucontext(struct ib_ucontext *ibuctx,
+			       struct ib_udata *udata)
+{
+	struct dray_ucontext *uctx = to_ductx(ibuctx);
+	struct dray_dev *dev = to_ddev(ibuctx->device);
+	struct device *dma_dev = dray_dma_dev(dev);
+	struct dray_alloc_ucontext_resp resp = {};
+	struct dray_mmap_entry *entry;
+	u32 key_min;
+	int ret;
+
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (udata->outlen < offsetofend(typeof(resp), db_page_size)) {
+		ddev_dbg(dev, "ucontext response buffer %zu bytes, need %zu\n",
+			 udata->outlen, offsetofend(typeof(resp), db_page_size));
+		return -EINVAL;
+	}
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	entry->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!entry->page) {
+		ret = -ENOMEM;
+		goto free_entry;
+	}
+	uctx->uar_dma = dma_map_page(dma_dev, entry->page, 0, PAGE_SIZE,
+				     DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dma_dev, uctx->uar_dma)) {
+		ret = -ENOMEM;
+		goto free_page;
+	}
+	ret = dray_cmd_create_uar(dev, uctx->uar_dma, &uctx->uar_index);
+	if (ret) {
+		if (ret == -ENOSPC)
+			ddev_dbg(dev, "no free UAR: max_uar %u\n",
+				 dev->caps.max_uar);
+		goto unmap;
+	}
+
+	/*
+	 * Keys are unique per device: a context's window depends on its UAR
+	 * index, so another context's key never maps in this one.
+	 */
+	key_min = (uctx->uar_index + 1) << DRAY_MMAP_WINDOW_SHIFT;
+	ret = rdma_user_mmap_entry_insert_range(ibuctx, &entry->rdma_entry,
+						PAGE_SIZE, key_min,
+						key_min + BIT(DRAY_MMAP_WINDOW_SHIFT) - 1);
+	if (ret)
+		goto destroy_uar;
+	uctx->db_entry = &entry->rdma_entry;
+
+	resp.uar_index = uctx->uar_index;
+	resp.db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
+	resp.db_page_size = PAGE_SIZE;
+	resp.max_inline_data = dev->caps.max_inline_data;
+	resp.max_sge = dev->caps.max_send_sge;
+	ret = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	if (ret)
+		goto remove_entry;
+	return 0;
+
+remove_entry:
+	/* The entry now owns the page; dray_mmap_free() releases both. */
+	dray_cmd_destroy_uar(dev, uctx->uar_index);
+	dma_unmap_page(dma_dev, uctx->uar_dma, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	rdma_user_mmap_entry_remove(uctx->db_entry);
+	return ret;
+destroy_uar:
+	dray_cmd_destroy_uar(dev, uctx->uar_index);
+unmap:
+	dma_unmap_page(dma_dev, uctx->uar_dma, PAGE_SIZE, DMA_BIDIRECTIONAL);
+free_page:
+	__free_page(entry->page);
+free_entry:
+	kfree(entry);
+	return ret;
+}
+
+static void dray_dealloc_ucontext(struct ib_ucontext *ibuctx)
+{
+	struct dray_ucontext *uctx = to_ductx(ibuctx);
+	struct dray_dev *dev = to_ddev(ibuctx->device);
+	struct dray_mmap_entry *entry =
+		container_of(uctx->db_entry, struct dray_mmap_entry, rdma_entry);
+	int ret;
+
+	ret = dray_cmd_destroy_uar(dev, uctx->uar_index);
+	if (ret) {
+		/*
+		 * The device may still write the page: never give it back
+		 * to the allocator. Only a dead admin queue gets here.
+		 */
+		ddev_err_rl(dev, "destroy UAR %u failed (%d), page leaked\n",
+			    uctx->uar_index, ret);
+		get_page(entry->page);
+	}
+	dma_unmap_page(dray_dma_dev(dev), uctx->uar_dma, PAGE_SIZE,
+		       DMA_BIDIRECTIONAL);
+	rdma_user_mmap_entry_remove(uctx->db_entry);
+}
+
+static int dray_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rentry;
+	struct dray_mmap_entry *entry;
+	int ret;
+
+	/* Doorbell pages hold data only. */
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+
+	/* Checks the offset belongs to this context and the size matches. */
+	rentry = rdma_user_mmap_entry_get(ibuctx, vma);
+	if (!rentry) {
+		ibdev_dbg(ibuctx->device, "mmap: no entry at pgoff %#lx, len %#lx\n",
+			  vma->vm_pgoff, vma->vm_end - vma->vm_start);
+		return -EINVAL;
+	}
+	entry = container_of(rentry, struct dray_mmap_entry, rdma_entry);
+
+	dray_vm_flags_clear(vma, VM_MAYEXEC);
+	ret = rdma_user_mmap_io(ibuctx, vma, page_to_pfn(entry->page),
+				PAGE_SIZE, vma->vm_page_prot, rentry);
+	rdma_user_mmap_entry_put(rentry);
+	return ret;
+}
+
+static void dray_mmap_free(struct rdma_user_mmap_entry *rentry)
+{
+	struct dray_mmap_entry *entry =
+		container_of(rentry, struct dray_mmap_entry, rdma_entry);
+
+	__free_page(entry->page);
+	kfree(entry);
+}
+
+/*
+ * Hot unplug and module unload disassociate live contexts: the core zaps
+ * their mappings and destroys their objects; the process sees
+ * IBV_EVENT_DEVICE_FATAL. Nothing is left for the driver to do here.
+ */
+static void dray_disassociate_ucontext(struct ib_ucontext *ibuctx)
+{
+}
+
+const struct ib_device_ops dray_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = DRAY_UVERBS_ABI_VERSION,
+
+	.add_gid = dray_add_gid,
+	.alloc_ucontext = dray_alloc_ucontext,
+	.dealloc_ucontext = dray_dealloc_ucontext,
+	.del_gid = dray_del_gid,
+	.disassociate_ucontext = dray_disassociate_ucontext,
+	.get_dev_fw_str = dray_get_dev_fw_str,
+	.get_link_layer = dray_get_link_layer,
+	.get_port_immutable = dray_get_port_immutable,
+	.mmap = dray_mmap,
+	.mmap_free = dray_mmap_free,
+	.query_device = dray_query_device,
+	.query_pkey = dray_query_pkey,
+	.query_port = dray_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, dray_ucontext, ibucontext),
+};

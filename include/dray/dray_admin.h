@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * dray admin queue: command and completion formats.
+ *
+ * The admin queue is a pair of rings in host memory: a submission ring of
+ * 64-byte entries written by the driver and a completion ring of 16-byte
+ * entries written by the device. Both have 2^log_depth entries (register
+ * DRAY_REG_AQ_CFG). All multi-byte fields are little endian. Reserved fields
+ * must be zero: the device rejects a command with a non-zero reserved field
+ * (status DRAY_AQ_STS_BAD_PARAM, syndrome DRAY_AQ_SYN_RESERVED).
+ *
+ * Ownership: the driver writes an entry, then writes the producer index to
+ * DRAY_REG_AQ_SQ_PI; the entry belongs to the device until its completion
+ * appears. A completion is valid when its phase bit equals the pass the
+ * driver expects: 1 on the first pass through the ring, toggling on every
+ * wrap. The device writes the whole completion before the byte holding the
+ * phase bit, so the driver must read the phase bit first and issue a read
+ * barrier before reading the rest.
+ */
+#ifndef DRAY_ADMIN_H
+#define DRAY_ADMIN_H
+
+#include <linux/types.h>
+
+#define DRAY_AQ_ENTRY_SIZE	64
+#define DRAY_AQ_PAYLOAD_SIZE	56
+#define DRAY_AQ_CQE_SIZE	16
+
+enum dray_aq_opcode {
+	DRAY_CMD_QUERY_DEVICE	= 0x01,
+	DRAY_CMD_QUERY_PORT	= 0x02,
+	DRAY_CMD_SET_GID	= 0x03,
+	DRAY_CMD_DEL_GID	= 0x04,
+	DRAY_CMD_CREATE_EQ	= 0x05,
+	DRAY_CMD_DESTROY_EQ	= 0x06,
+	DRAY_CMD_CREATE_UAR	= 0x07,
+	DRAY_CMD_DESTROY_UAR	= 0x08,
+	DRAY_CMD_MAX_OPCODE,
+};
+
+/* Completion status (dray_aq_cqe.status). */
+enum dray_aq_status {
+	DRAY_AQ_STS_OK			= 0,
+	DRAY_AQ_STS_BAD_OPCODE		= 1,	/* unknown opcode */
+	DRAY_AQ_STS_BAD_PARAM		= 2,	/* syndrome names the field */
+	DRAY_AQ_STS_NO_RESOURCES	= 3,	/* a device limit is reached */
+	DRAY_AQ_STS_NOT_FOUND		= 4,	/* the object does not exist */
+	DRAY_AQ_STS_BUSY		= 5,	/* the object is still in use */
+	DRAY_AQ_STS_DMA_ERROR		= 6,	/* a bus address is unusable */
+};
+
+/* Which field a BAD_PARAM, NOT_FOUND or DMA_ERROR status is about. */
+enum dray_aq_syndrome {
+	DRAY_AQ_SYN_NONE	= 0,
+	DRAY_AQ_SYN_RESERVED	= 1,	/* a reserved field is not zero */
+	DRAY_AQ_SYN_OUT_ADDR	= 2,
+	DRAY_AQ_SYN_OUT_LEN	= 3,
+	DRAY_AQ_SYN_PORT	= 4,
+	DRAY_AQ_SYN_GID_INDEX	= 5,
+	DRAY_AQ_SYN_GID_TYPE	= 6,
+	DRAY_AQ_SYN_RING_ADDR	= 7,
+	DRAY_AQ_SYN_LOG_DEPTH	= 8,
+	DRAY_AQ_SYN_VECTOR	= 9,
+	DRAY_AQ_SYN_EQN		= 10,
+	DRAY_AQ_SYN_PAGE_ADDR	= 11,
+	DRAY_AQ_SYN_UAR_INDEX	= 12,
+	DRAY_AQ_SYN_MAX,
+};
+
+struct dray_aq_hdr {
+	__u8	opcode;		/* enum dray_aq_opcode */
+	__u8	flags;		/* reserved */
+	__le16	cmd_id;		/* echoed in the completion */
+	__le32	reserved;
+};
+
+/*
+ * QUERY_DEVICE and QUERY_PORT: the device writes its output structure to
+ * out_addr, at most out_len bytes; result = bytes written.
+ */
+struct dray_cmd_query {
+	__le64	out_addr;
+	__le32	out_len;
+	__u8	port;		/* QUERY_PORT: 1; QUERY_DEVICE: 0 */
+	__u8	reserved[3];
+};
+
+/* SET_GID: install a GID; the port then accepts RoCEv2 frames for it. */
+enum dray_gid_type {
+	DRAY_GID_TYPE_ROCE_V2	= 1,	/* the only type dray speaks */
+};
+
+struct dray_cmd_set_gid {
+	__le32	index;		/* < gid_tbl_len */
+	__u8	type;		/* enum dray_gid_type */
+	__u8	reserved[3];
+	__u8	gid[16];	/* network order; IPv4 as ::ffff:a.b.c.d */
+};
+
+/* DEL_GID: remove a GID installed by SET_GID. */
+struct dray_cmd_del_gid {
+	__le32	index;
+	__le32	reserved;
+};
+
+/*
+ * CREATE_EQ: an event queue of 2^log_depth 16-byte entries at ring_addr
+ * (zeroed by the driver, 64-byte aligned, physically contiguous).
+ * result = EQ number. EQ 0 is the first one created and receives the
+ * asynchronous (port) events.
+ */
+struct dray_cmd_create_eq {
+	__le64	ring_addr;
+	__u8	log_depth;	/* DRAY_EQ_LOG_DEPTH_MIN..MAX */
+	__u8	vector;		/* < DRAY_REG_NUM_VECTORS */
+	__u8	reserved[6];
+};
+
+struct dray_cmd_destroy_eq {
+	__le32	eqn;
+	__le32	reserved;
+};
+
+/*
+ * CREATE_UAR: give the device one 4 KiB page of host memory to use as a
+ * user access region (doorbell page, see dray_uar.h). The device
+ * initializes the page's device area and polls the page while the UAR
+ * exists. result = UAR index. The driver must not free the page before
+ * DESTROY_UAR completes.
+ */
+struct dray_cmd_create_uar {
+	__le64	page_addr;	/* 4 KiB aligned */
+};
+
+struct dray_cmd_destroy_uar {
+	__le32	uar_index;
+	__le32	reserved;
+};
+
+struct dray_aq_entry {
+	struct dray_aq_hdr hdr;
+	union {
+		struct dray_cmd_query		query;
+		struct dray_cmd_set_gid		set_gid;
+		struct dray_cmd_del_gid		del_gid;
+		struct dray_cmd_create_eq	create_eq;
+		struct dray_cmd_destroy_eq	destroy_eq;
+		struct dray_cmd_create_uar	create_uar;
+		struct dray_cmd_destroy_uar	destroy_uar;
+		__u8				raw[DRAY_AQ_PAYLOAD_SIZE];
+	} u;
+};
+
+#define DRAY_AQ_CQE_PHASE	0x01
+
+struct dray_aq_cqe {
+	__le16	cmd_id;
+	__u8	status;		/* enum dray_aq_status */
+	__u8	flags;		/* DRAY_AQ_CQE_PHASE */
+	__le32	syndrome;	/* enum dray_aq_syndrome */
+	__le64	result;		/* opcode-specific */
+};
+
+/* QUERY_DEVICE output. */
+struct dray_device_caps {
+	__le64	fw_ver;		/* [47:32] major, [31:16] minor, [15:0] patch */
+	__u8	node_guid[8];	/* EUI-64 of the port MAC, network order */
+	__le32	vendor_id;
+	__le32	vendor_part_id;
+	__le32	hw_ver;
+	__le32	num_ports;
+	__le64	max_mr_size;
+	__le64	page_size_cap;
+	__le32	max_uar;
+	__le32	max_eq;
+	__le32	max_pd;
+	__le32	max_mr;
+	__le32	max_qp;
+	__le32	max_qp_wr;
+	__le32	max_send_sge;
+	__le32	max_recv_sge;
+	__le32	max_sge_rd;
+	__le32	max_cq;
+	__le32	max_cqe;
+	__le32	max_ah;
+	__le32	max_qp_rd_atom;
+	__le32	max_qp_init_rd_atom;
+	__le32	max_inline_data;
+	__le32	max_msg_size;
+	__le32	gid_tbl_len;
+	__le32	local_ca_ack_delay;
+	__u8	reserved[8];
+};
+
+/* IBTA encodings used in dray_port_attr. */
+enum dray_port_state {
+	DRAY_PORT_DOWN		= 1,
+	DRAY_PORT_ACTIVE	= 4,
+};
+
+enum dray_port_phys_state {
+	DRAY_PORT_PHYS_POLLING	= 2,	/* up, no carrier */
+	DRAY_PORT_PHYS_DISABLED	= 3,	/* administratively down */
+	DRAY_PORT_PHYS_LINK_UP	= 5,
+};
+
+enum dray_mtu {
+	DRAY_MTU_256	= 1,
+	DRAY_MTU_512	= 2,
+	DRAY_MTU_1024	= 3,
+	DRAY_MTU_2048	= 4,
+	DRAY_MTU_4096	= 5,
+};
+
+/*
+ * Bytes a RoCEv2 packet adds around its payload on the Ethernet MTU:
+ * IPv6 header (40, covers IPv4's 20), UDP (8), BTH (12), the largest
+ * extended header set (28 + 4), ICRC (4).
+ */
+#define DRAY_ROCE_OVERHEAD	96
+
+/* QUERY_PORT output. */
+struct dray_port_attr {
+	__u8	state;		/* enum dray_port_state */
+	__u8	phys_state;	/* enum dray_port_phys_state */
+	__u8	max_mtu;	/* enum dray_mtu */
+	__u8	active_mtu;	/* largest MTU <= eth_mtu - DRAY_ROCE_OVERHEAD */
+	__le32	eth_mtu;	/* Ethernet MTU of the port, bytes */
+	__le32	speed_mbps;	/* link speed, 0 when unknown */
+	__le32	gid_tbl_len;
+	__u8	mac[6];
+	__u8	reserved[10];
+};
+
+_Static_assert(sizeof(struct dray_aq_hdr) == 8, "dray_aq_hdr size");
+_Static_assert(sizeof(struct dray_aq_entry) == DRAY_AQ_ENTRY_SIZE,
+	       "dray_aq_entry size");
+_Static_assert(sizeof(struct dray_aq_cqe) == DRAY_AQ_CQE_SIZE,
+	       "dray_aq_cqe size");
+_Static_assert(sizeof(struct dray_device_caps) == 128,
+	       "dray_device_caps size");
+_Static_assert(sizeof(struct dray_port_attr) == 32, "dray_port_attr size");
+
+#endif /* DRAY_ADMIN_H */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * dray event queue entry format.
+ *
+ * An EQ is a ring of 16-byte entries written by the device (CREATE_EQ).
+ * Validity follows the same phase rule as the admin completion ring: the
+ * phase bit is 1 on the first pass and toggles on every wrap; the device
+ * writes the rest of the entry before the flags byte. The driver returns
+ * entries with DRAY_REG_EQ_DB and re-arms the EQ there.
+ */
+#ifndef DRAY_EQ_H
+#define DRAY_EQ_H
+
+#include <linux/types.h>
+
+#define DRAY_EQE_SIZE		16
+#define DRAY_EQ_LOG_DEPTH_MIN	4
+#define DRAY_EQ_LOG_DEPTH_MAX	14
+
+enum dray_eqe_type {
+	/* data0 = port number, data1[7:0] = new enum dray_port_state */
+	DRAY_EQE_PORT_CHANGE	= 1,
+};
+
+#define DRAY_EQE_PHASE		0x01
+
+struct dray_eqe {
+	__u8	type;		/* enum dray_eqe_type */
+	__u8	reserved[2];
+	__u8	flags;		/* DRAY_EQE_PHASE */
+	__le32	data0;
+	__le64	data1;
+};
+
+_Static_assert(sizeof(struct dray_eqe) == DRAY_EQE_SIZE, "dray_eqe size");
+
+#endif /* DRAY_EQ_H */

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * dray NIC register block (BAR0).
+ *
+ * All registers are 32 bits wide, little endian, and must be accessed with
+ * aligned 32-bit reads and writes. Reserved bits read as zero and must be
+ * written as zero. See Documentation/hw-interface.md for the programming
+ * sequences.
+ */
+#ifndef DRAY_REGS_H
+#define DRAY_REGS_H
+
+#define DRAY_BAR0_SIZE			0x1000
+
+/* RO: identification; reads DRAY_ID_MAGIC ("DRAY"). */
+#define DRAY_REG_ID			0x000
+#define   DRAY_ID_MAGIC			0x44524159u
+
+/* RO: interface version. [31:16] major, [15:0] minor. */
+#define DRAY_REG_VERSION		0x004
+#define   DRAY_VERSION_MAJOR_MASK	0xffff0000u
+#define   DRAY_VERSION_MINOR_MASK	0x0000ffffu
+#define   DRAY_IF_VERSION_MAJOR		1
+#define   DRAY_IF_VERSION_MINOR		0
+
+/*
+ * RW: device control.
+ * ENABLE: 0->1 starts the admin queue with the configuration in the AQ
+ *         registers; 1->0 stops it.
+ * RESET:  write 1 to reset the device: every object (EQ, UAR, GID entry, and
+ *         later PD, MR, CQ, QP) is destroyed without completion, the admin
+ *         queue is stopped and all registers return to their reset values.
+ *         Self-clearing; DEV_STS.READY is 0 afterwards.
+ */
+#define DRAY_REG_DEV_CTRL		0x008
+#define   DRAY_DEV_CTRL_ENABLE		0x00000001u
+#define   DRAY_DEV_CTRL_RESET		0x00000002u
+
+/*
+ * RO: device status.
+ * READY: the admin queue is running and accepts commands.
+ * FATAL: the device hit an unrecoverable error; DRAY_REG_FATAL_SYNDROME
+ *        tells which. Only a reset leaves this state.
+ * CFG_ERR: ENABLE was refused because the AQ configuration is invalid.
+ */
+#define DRAY_REG_DEV_STS		0x00c
+#define   DRAY_DEV_STS_READY		0x00000001u
+#define   DRAY_DEV_STS_FATAL		0x00000002u
+#define   DRAY_DEV_STS_CFG_ERR		0x00000004u
+
+/* RW: bus address of the admin submission ring (64-byte aligned). */
+#define DRAY_REG_AQ_SQ_BASE_LO		0x010
+#define DRAY_REG_AQ_SQ_BASE_HI		0x014
+/* RW: bus address of the admin completion ring (64-byte aligned). */
+#define DRAY_REG_AQ_CQ_BASE_LO		0x018
+#define DRAY_REG_AQ_CQ_BASE_HI		0x01c
+
+/*
+ * RW: admin queue configuration, latched at ENABLE.
+ * [3:0]   log2 of the ring depth, for both rings (DRAY_AQ_LOG_DEPTH_MIN..MAX)
+ * [15:8]  interrupt vector raised when a completion is written
+ */
+#define DRAY_REG_AQ_CFG			0x020
+#define   DRAY_AQ_CFG_LOG_DEPTH_MASK	0x0000000fu
+#define   DRAY_AQ_CFG_VECTOR_MASK	0x0000ff00u
+#define   DRAY_AQ_LOG_DEPTH_MIN		2
+#define   DRAY_AQ_LOG_DEPTH_MAX		10
+
+/*
+ * WO: admin submission doorbell. [15:0] is the new producer index
+ * (free running, wraps at 2^16). Entries between the device's consumer
+ * index and this value are owned by the device.
+ */
+#define DRAY_REG_AQ_SQ_PI		0x024
+#define   DRAY_AQ_SQ_PI_MASK		0x0000ffffu
+
+/* RO: [15:0] admin submission consumer index (free running). */
+#define DRAY_REG_AQ_SQ_CI		0x028
+
+/* RO: number of interrupt vectors the device has. */
+#define DRAY_REG_NUM_VECTORS		0x030
+
+/* RO: why DEV_STS.FATAL was set (enum dray_fatal_syndrome). */
+#define DRAY_REG_FATAL_SYNDROME		0x034
+
+/*
+ * WO: event queue doorbell.
+ * [15:0]  new consumer index of the EQ (free running)
+ * [29:16] EQ number
+ * [31]    ARM: raise the EQ's vector once the EQ holds an unconsumed entry
+ * Writing the consumer index frees the entries before it; the device never
+ * overwrites an unconsumed entry (it counts an overflow instead).
+ */
+#define DRAY_REG_EQ_DB			0x040
+#define   DRAY_EQ_DB_CI_MASK		0x0000ffffu
+#define   DRAY_EQ_DB_EQN_MASK		0x3fff0000u
+#define   DRAY_EQ_DB_ARM		0x80000000u
+
+enum dray_fatal_syndrome {
+	DRAY_FATAL_NONE		= 0,
+	DRAY_FATAL_AQ_DMA	= 1,	/* admin ring address not accessible */
+	DRAY_FATAL_EQ_OVERFLOW	= 2,	/* the async EQ overflowed */
+	DRAY_FATAL_AQ_DOORBELL	= 3,	/* AQ_SQ_PI more than a ring ahead */
+};
+
+#endif /* DRAY_REGS_H */
