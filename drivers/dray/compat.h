@@ -7,13 +7,14 @@
 #define DRAY_COMPAT_H
 
 #include <linux/mm.h>
-#include <linux/version.h>
 
-/* 6.3 made vma->vm_flags read-only behind accessors. */
+/*
+ * 6.3 made vma->vm_flags read-only behind accessors; Kbuild detects them.
+ */
 static inline void dray_vm_flags_clear(struct vm_area_struct *vma,
 				       unsigned long flags)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#ifdef DRAY_HAVE_VM_FLAGS_CLEAR
 	vm_flags_clear(vma, flags);
 #else
 	vma->vm_flags &= ~flags;

@@ -21,6 +21,11 @@
 #define DRAY_ADMIN_H
 
 #include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#else
+#include <assert.h>
+#endif
 
 #define DRAY_AQ_ENTRY_SIZE	64
 #define DRAY_AQ_PAYLOAD_SIZE	56
@@ -232,13 +237,13 @@ struct dray_port_attr {
 	__u8	reserved[10];
 };
 
-_Static_assert(sizeof(struct dray_aq_hdr) == 8, "dray_aq_hdr size");
-_Static_assert(sizeof(struct dray_aq_entry) == DRAY_AQ_ENTRY_SIZE,
-	       "dray_aq_entry size");
-_Static_assert(sizeof(struct dray_aq_cqe) == DRAY_AQ_CQE_SIZE,
-	       "dray_aq_cqe size");
-_Static_assert(sizeof(struct dray_device_caps) == 128,
-	       "dray_device_caps size");
-_Static_assert(sizeof(struct dray_port_attr) == 32, "dray_port_attr size");
+static_assert(sizeof(struct dray_aq_hdr) == 8, "dray_aq_hdr size");
+static_assert(sizeof(struct dray_aq_entry) == DRAY_AQ_ENTRY_SIZE,
+	      "dray_aq_entry size");
+static_assert(sizeof(struct dray_aq_cqe) == DRAY_AQ_CQE_SIZE,
+	      "dray_aq_cqe size");
+static_assert(sizeof(struct dray_device_caps) == 128,
+	      "dray_device_caps size");
+static_assert(sizeof(struct dray_port_attr) == 32, "dray_port_attr size");
 
 #endif /* DRAY_ADMIN_H */

@@ -12,6 +12,11 @@
 #define DRAY_EQ_H
 
 #include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#else
+#include <assert.h>
+#endif
 
 #define DRAY_EQE_SIZE		16
 #define DRAY_EQ_LOG_DEPTH_MIN	4
@@ -32,6 +37,6 @@ struct dray_eqe {
 	__le64	data1;
 };
 
-_Static_assert(sizeof(struct dray_eqe) == DRAY_EQE_SIZE, "dray_eqe size");
+static_assert(sizeof(struct dray_eqe) == DRAY_EQE_SIZE, "dray_eqe size");
 
 #endif /* DRAY_EQ_H */

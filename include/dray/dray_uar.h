@@ -11,6 +11,11 @@
 #define DRAY_UAR_H
 
 #include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#else
+#include <assert.h>
+#endif
 
 #define DRAY_UAR_SIZE		4096
 #define DRAY_UAR_MAGIC		0x52415544u	/* "DUAR" */
@@ -40,6 +45,6 @@ struct dray_uar {
 	struct dray_uar_sw_area sw;
 };
 
-_Static_assert(sizeof(struct dray_uar) == DRAY_UAR_SIZE, "dray_uar size");
+static_assert(sizeof(struct dray_uar) == DRAY_UAR_SIZE, "dray_uar size");
 
 #endif /* DRAY_UAR_H */

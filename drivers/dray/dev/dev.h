@@ -26,7 +26,7 @@
 #define DRAY_HW_GID_TBL_LEN	128
 #define DRAY_HW_MAX_PD		4096
 #define DRAY_HW_MAX_MR		16384
-#define DRAY_HW_MAX_MR_SIZE	(1ULL << 36)
+#define DRAY_HW_MAX_MR_SIZE	BIT_ULL(36)
 #define DRAY_HW_MAX_QP		1024
 #define DRAY_HW_MAX_QP_WR	16384
 #define DRAY_HW_MAX_SGE		16
@@ -35,7 +35,7 @@
 #define DRAY_HW_MAX_AH		65536
 #define DRAY_HW_MAX_RD_ATOM	16
 #define DRAY_HW_MAX_INLINE	256
-#define DRAY_HW_MAX_MSG		(1U << 31)
+#define DRAY_HW_MAX_MSG		BIT(31)
 #define DRAY_HW_ACK_DELAY	15
 #define DRAY_HW_VENDOR_ID	0x1af4		/* virtual device */
 #define DRAY_HW_PART_ID		0xd7a1
