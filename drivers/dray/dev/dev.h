@@ -16,6 +16,7 @@
 #include <dray/dray_admin.h>
 #include <dray/dray_eq.h>
 #include <dray/dray_uar.h>
+#include <dray/dray_ring.h>
 
 #include "../bus.h"
 
@@ -146,6 +147,5 @@ void dray_hw_eq_post(struct dray_hw *hw, u32 eqn, u8 type, u32 data0,
 int dray_hw_port_attach(struct dray_hw *hw, struct net_device *ndev);
 void dray_hw_port_detach(struct dray_hw *hw);
 void dray_hw_port_query(struct dray_hw *hw, struct dray_port_attr *attr);
-u8 dray_hw_mtu_from_eth(u32 eth_mtu);
 
 #endif /* DRAY_DEV_H */

@@ -281,8 +281,10 @@ static void aq_execute(struct dray_hw *hw, const struct dray_aq_entry *e,
 static void aq_complete(struct dray_hw *hw, __le16 cmd_id,
 			const struct dray_aq_result *res)
 {
-	struct dray_aq_cqe *cqe = &hw->aq_cq[hw->aq_cq_pi & (hw->aq_depth - 1)];
-	u8 phase = ((hw->aq_cq_pi / hw->aq_depth) & 1) ? 0 : DRAY_AQ_CQE_PHASE;
+	struct dray_aq_cqe *cqe =
+		&hw->aq_cq[dray_ring_slot(hw->aq_cq_pi, hw->aq_depth)];
+	u8 phase = dray_ring_phase(hw->aq_cq_pi, hw->aq_depth) ?
+		   DRAY_AQ_CQE_PHASE : 0;
 
 	WRITE_ONCE(cqe->cmd_id, cmd_id);
 	WRITE_ONCE(cqe->status, res->status);
@@ -314,14 +316,14 @@ void dray_hw_aq_work(struct work_struct *work)
 		spin_unlock_bh(&hw->reg_lock);
 		if (pi == ci)
 			break;
-		if ((u16)(pi - ci) > hw->aq_depth) {
+		if (!dray_ring_valid16(pi, ci, hw->aq_depth)) {
 			dray_hw_set_fatal(hw, DRAY_FATAL_AQ_DOORBELL);
 			break;
 		}
 
 		/* Read the entry once: the host may scribble on it meanwhile. */
 		dma_rmb();
-		memcpy(&entry, &hw->aq_sq[ci & (hw->aq_depth - 1)],
+		memcpy(&entry, &hw->aq_sq[dray_ring_slot(ci, hw->aq_depth)],
 		       sizeof(entry));
 
 		aq_execute(hw, &entry, &res);

@@ -100,7 +100,7 @@ void dray_hw_eq_doorbell(struct dray_hw *hw, u32 value)
 	spin_lock_bh(&hw->obj_lock);
 	eq = &hw->eqs[eqn];
 	if (eq->valid) {
-		u16 outstanding = (u16)eq->pi - ci;
+		u32 outstanding = dray_ring_outstanding16(eq->pi, ci);
 
 		/* A consumer index beyond what was produced is ignored. */
 		if (outstanding <= eq->depth)
@@ -149,12 +149,13 @@ void dray_hw_eq_post(struct dray_hw *hw, u32 eqn, u8 type, u32 data0,
 		overflow = true;
 		goto unlock;
 	}
-	eqe = &eq->ring[eq->pi & (eq->depth - 1)];
+	eqe = &eq->ring[dray_ring_slot(eq->pi, eq->depth)];
 	WRITE_ONCE(eqe->type, type);
 	WRITE_ONCE(eqe->data0, cpu_to_le32(data0));
 	WRITE_ONCE(eqe->data1, cpu_to_le64(data1));
 	dma_wmb();
-	WRITE_ONCE(eqe->flags, ((eq->pi / eq->depth) & 1) ? 0 : DRAY_EQE_PHASE);
+	WRITE_ONCE(eqe->flags,
+		   dray_ring_phase(eq->pi, eq->depth) ? DRAY_EQE_PHASE : 0);
 	eq->pi++;
 	fire = eq_should_fire(eq);
 	vector = eq->vector;

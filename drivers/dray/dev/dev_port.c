@@ -20,35 +20,7 @@
 #include <net/ipv6.h>
 
 #include "dev.h"
-
-u8 dray_hw_mtu_from_eth(u32 eth_mtu)
-{
-	u32 payload = eth_mtu > DRAY_ROCE_OVERHEAD ?
-		      eth_mtu - DRAY_ROCE_OVERHEAD : 0;
-
-	if (payload >= 4096)
-		return DRAY_MTU_4096;
-	if (payload >= 2048)
-		return DRAY_MTU_2048;
-	if (payload >= 1024)
-		return DRAY_MTU_1024;
-	if (payload >= 512)
-		return DRAY_MTU_512;
-	return DRAY_MTU_256;
-}
-
-/* Modified EUI-64 from the MAC, as for an IPv6 interface identifier. */
-static void port_node_guid(const u8 *mac, u8 *guid)
-{
-	guid[0] = mac[0] ^ 0x02;
-	guid[1] = mac[1];
-	guid[2] = mac[2];
-	guid[3] = 0xff;
-	guid[4] = 0xfe;
-	guid[5] = mac[3];
-	guid[6] = mac[4];
-	guid[7] = mac[5];
-}
+#include "dev_logic.h"
 
 /* Take a fresh snapshot of the netdev. Returns true if the state changed. */
 static bool port_snapshot(struct dray_hw *hw)
@@ -92,7 +64,7 @@ void dray_hw_port_query(struct dray_hw *hw, struct dray_port_attr *attr)
 	attr->state = hw->port_state;
 	attr->phys_state = hw->phys_state;
 	attr->max_mtu = DRAY_MTU_4096;
-	attr->active_mtu = dray_hw_mtu_from_eth(hw->eth_mtu);
+	attr->active_mtu = dray_mtu_from_eth(hw->eth_mtu);
 	attr->eth_mtu = cpu_to_le32(hw->eth_mtu);
 	attr->speed_mbps = cpu_to_le32(hw->speed_mbps);
 	attr->gid_tbl_len = cpu_to_le32(DRAY_HW_GID_TBL_LEN);
@@ -237,7 +209,7 @@ int dray_hw_port_attach(struct dray_hw *hw, struct net_device *ndev)
 
 	hw->ndev = ndev;
 	netdev_hold(ndev, &hw->ndev_tracker, GFP_KERNEL);
-	port_node_guid(ndev->dev_addr, hw->node_guid);
+	dray_guid_from_mac(ndev->dev_addr, hw->node_guid);
 
 	hw->nb.notifier_call = port_netdev_event;
 	ret = register_netdevice_notifier_dev_net(ndev, &hw->nb, &hw->nn);

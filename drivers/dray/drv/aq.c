@@ -64,18 +64,18 @@ static void dray_aq_irq(void *cookie)
 
 	spin_lock(&aq->lock);
 	for (;;) {
-		struct dray_aq_cqe *cqe = &aq->cq[aq->cq_ci & (aq->depth - 1)];
+		struct dray_aq_cqe *cqe =
+			&aq->cq[dray_ring_slot(aq->cq_ci, aq->depth)];
+		u8 phase = dray_ring_phase(aq->cq_ci, aq->depth);
 		struct dray_aq_ctx *ctx;
 		u16 slot;
 
-		if ((READ_ONCE(cqe->flags) & DRAY_AQ_CQE_PHASE) != aq->cq_phase)
+		if ((READ_ONCE(cqe->flags) & DRAY_AQ_CQE_PHASE) != phase)
 			break;
 		/* Read the body only after seeing the phase bit. */
 		dma_rmb();
 
 		aq->cq_ci++;
-		if (!(aq->cq_ci & (aq->depth - 1)))
-			aq->cq_phase ^= DRAY_AQ_CQE_PHASE;
 
 		slot = le16_to_cpu(cqe->cmd_id);
 		if (slot >= aq->depth || !aq->ctx[slot].busy) {
@@ -129,7 +129,8 @@ int dray_aq_exec(struct dray_dev *dev, struct dray_aq_entry *entry,
 	ctx->busy = true;
 	reinit_completion(&ctx->done);
 	entry->hdr.cmd_id = cpu_to_le16(slot);
-	memcpy(&aq->sq[aq->sq_pi & (aq->depth - 1)], entry, sizeof(*entry));
+	memcpy(&aq->sq[dray_ring_slot(aq->sq_pi, aq->depth)], entry,
+	       sizeof(*entry));
 	aq->sq_pi++;
 	/* The entry must be in memory before the doorbell. */
 	dma_wmb();
@@ -219,7 +220,6 @@ int dray_aq_init(struct dray_dev *dev)
 	spin_lock_init(&aq->lock);
 	aq->sq_pi = 0;
 	aq->cq_ci = 0;
-	aq->cq_phase = DRAY_AQ_CQE_PHASE;
 	aq->dead = false;
 
 	ret = dray_hw_request_irq(dev->hw, DRAY_VEC_ADMIN, dray_aq_irq, dev);

@@ -18,6 +18,7 @@
 #include <dray/dray_admin.h>
 #include <dray/dray_eq.h>
 #include <dray/dray_uar.h>
+#include <dray/dray_ring.h>
 
 #include "../bus.h"
 
@@ -46,11 +47,10 @@ struct dray_aq {
 	u32			depth;
 	/* Bounds commands in flight to the ring depth. */
 	struct semaphore	slots;
-	/* lock protects sq_pi, cq_ci, cq_phase, ctx[].busy and dead. */
+	/* lock protects sq_pi, cq_ci, ctx[].busy and dead. */
 	spinlock_t		lock;
 	u16			sq_pi;
 	u16			cq_ci;
-	u8			cq_phase;
 	bool			dead;	/* a command timed out */
 	struct dray_aq_ctx	*ctx;
 };
@@ -61,7 +61,6 @@ struct dray_eq {
 	u32			depth;
 	u32			eqn;
 	u32			ci;
-	u8			phase;
 	u8			vector;
 };
 

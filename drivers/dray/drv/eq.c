@@ -42,9 +42,10 @@ static void dray_async_irq(void *cookie)
 	struct dray_eq *eq = &dev->async_eq;
 
 	for (;;) {
-		struct dray_eqe *eqe = &eq->ring[eq->ci & (eq->depth - 1)];
+		struct dray_eqe *eqe = &eq->ring[dray_ring_slot(eq->ci, eq->depth)];
+		u8 phase = dray_ring_phase(eq->ci, eq->depth);
 
-		if ((READ_ONCE(eqe->flags) & DRAY_EQE_PHASE) != eq->phase)
+		if ((READ_ONCE(eqe->flags) & DRAY_EQE_PHASE) != phase)
 			break;
 		/* Read the body only after seeing the phase bit. */
 		dma_rmb();
@@ -59,8 +60,6 @@ static void dray_async_irq(void *cookie)
 			break;
 		}
 		eq->ci++;
-		if (!(eq->ci & (eq->depth - 1)))
-			eq->phase ^= DRAY_EQE_PHASE;
 	}
 	eq_doorbell(dev, eq, true);
 }
@@ -74,7 +73,6 @@ int dray_async_eq_init(struct dray_dev *dev)
 
 	eq->depth = 1U << DRAY_ASYNC_EQ_LOG_DEPTH;
 	eq->vector = DRAY_VEC_ASYNC;
-	eq->phase = DRAY_EQE_PHASE;
 	eq->ci = 0;
 	size = eq->depth * sizeof(*eq->ring);
 	eq->ring = dma_alloc_coherent(dma_dev, size, &eq->dma, GFP_KERNEL);
