@@ -1,0 +1,60 @@
+#!/bin/bash
+# Static checks of the kernel code, as test cases:
+#   checkpatch --strict over drivers/ and include/, a W=1 build and a
+#   sparse (C=1) build of dray.ko that must print no warning.
+# checkpatch.pl comes from the linux-source-6.1 package (extracted into
+# build/checkpatch). Prints TAP-like lines and "check: N passed, N failed".
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+cd "$repo"
+out=build/check
+mkdir -p "$out"
+
+tarball=/usr/src/linux-source-6.1.tar.xz
+cp_dir=build/checkpatch
+if [[ ! -x $cp_dir/checkpatch.pl ]]; then
+	[[ -r $tarball ]] || { echo "check: $tarball missing (scripts/install-deps.sh)" >&2; exit 1; }
+	mkdir -p "$cp_dir"
+	tar -C "$cp_dir" -xf "$tarball" --strip-components=2 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+fi
+
+pass=0
+fail=0
+n=0
+result() {	# name, rc, log
+	n=$((n + 1))
+	if [[ $2 -eq 0 ]]; then
+		echo "ok $n - check.$1"
+		pass=$((pass + 1))
+	else
+		echo "not ok $n - check.$1 (see $3)"
+		sed 's/^/#   /' "$3" | head -40
+		fail=$((fail + 1))
+	fi
+}
+
+mapfile -t srcs < <(git ls-files -co --exclude-standard -- 'drivers/*.[ch]' 'include/*.h')
+rc=0
+(cd "$out" && perl "$repo/$cp_dir/checkpatch.pl" --no-tree --strict --terse \
+	-f "${srcs[@]/#/$repo/}") >"$out/checkpatch.raw" 2>&1 || rc=1
+grep -v '^total: 0 errors, 0 warnings, 0 checks' "$out/checkpatch.raw" \
+	>"$out/checkpatch.log" || true
+[[ -s $out/checkpatch.log ]] && rc=1
+result checkpatch_strict $rc "$out/checkpatch.log"
+
+for flags in "W=1" "C=1"; do
+	name=$(echo "build_${flags%%=*}" | tr 'WC' 'wc')
+	[[ $flags == C=1 ]] && name=build_sparse
+	rc=0
+	make -s clean >/dev/null 2>&1 || true
+	make -s module "$flags" >"$out/$name.log" 2>&1 || rc=1
+	grep -E 'warning:|error:' "$out/$name.log" >/dev/null && rc=1
+	result "$name" $rc "$out/$name.log"
+done
+
+echo "check: $pass passed, $fail failed"
+[[ $fail -eq 0 ]]

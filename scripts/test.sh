@@ -1,0 +1,82 @@
+#!/bin/bash
+# Run every dray test and print one closing line "N passed, N failed, N skipped".
+#
+#   1. static checks: checkpatch --strict, W=1 and sparse builds (scripts/check.sh)
+#   2. user-space unit tests (tests/unit)
+#   3. kernel selftests inside the test VM against the real module
+#      (tests/selftests/run.sh), with libibverbs and the provider built
+#      from rdma-core 56.1
+#
+# Installs its prerequisites first (needs root). Exit status is non-zero if
+# anything failed. Logs: build/test/.
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+cd "$repo"
+logs=build/test
+mkdir -p "$logs"
+
+total_pass=0
+total_fail=0
+total_skip=0
+
+# Add up one stage's "NAME: N passed, N failed[, N skipped]" line; a stage
+# that ends without one counts as one failure.
+tally() {	# stage, rc, log
+	local line p f s
+	line=$(grep -E '^(# )?[a-z]+: [0-9]+ passed, [0-9]+ failed' "$3" | tail -1)
+	if [[ -z $line ]]; then
+		echo "test: stage $1 produced no summary (rc $2), counted as failed; see $3"
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	s=0
+	[[ $line == *skipped* ]] && s=$(sed -E 's/.* ([0-9]+) skipped.*/\1/' <<<"$line")
+	if [[ $2 -ne 0 && $f -eq 0 ]]; then
+		echo "test: stage $1 exited $2 with no failed test, counted as failed"
+		f=1
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	total_skip=$((total_skip + s))
+}
+
+stage() {	# name, command...
+	local name=$1 rc
+	shift
+	echo "=== $name"
+	"$@" 2>&1 | tee "$logs/$name.log"
+	rc=${PIPESTATUS[0]}
+	tally "$name" "$rc" "$logs/$name.log"
+}
+
+must() {	# a build step: failing it ends the run
+	echo "=== $*"
+	if ! "$@" >"$logs/build.log" 2>&1; then
+		tail -40 "$logs/build.log"
+		echo "test: build step failed: $*"
+		echo "$total_pass passed, $((total_fail + 1)) failed, $total_skip skipped"
+		exit 1
+	fi
+}
+
+if [[ $EUID -eq 0 ]]; then
+	must scripts/install-deps.sh
+else
+	echo "test: not root, skipping package installation"
+fi
+
+stage check scripts/check.sh
+stage unit make -s -C tests/unit run
+
+must make -s module
+must make -s provider
+must make -s -C tests/selftests
+
+stage selftests scripts/vm-run.sh --timeout 1200 --module build/dray.ko -- \
+	bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
+
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+[[ $total_fail -eq 0 ]]
