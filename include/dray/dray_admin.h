@@ -40,6 +40,18 @@ enum dray_aq_opcode {
 	DRAY_CMD_DESTROY_EQ	= 0x06,
 	DRAY_CMD_CREATE_UAR	= 0x07,
 	DRAY_CMD_DESTROY_UAR	= 0x08,
+	DRAY_CMD_CREATE_PD	= 0x10,
+	DRAY_CMD_DESTROY_PD	= 0x11,
+	DRAY_CMD_CREATE_MR	= 0x12,
+	DRAY_CMD_DESTROY_MR	= 0x13,
+	DRAY_CMD_CREATE_CQ	= 0x14,
+	DRAY_CMD_DESTROY_CQ	= 0x15,
+	DRAY_CMD_CREATE_QP	= 0x16,
+	DRAY_CMD_MODIFY_QP	= 0x17,
+	DRAY_CMD_QUERY_QP	= 0x18,
+	DRAY_CMD_DESTROY_QP	= 0x19,
+	DRAY_CMD_CREATE_AH	= 0x1a,
+	DRAY_CMD_DESTROY_AH	= 0x1b,
 	DRAY_CMD_MAX_OPCODE,
 };
 
@@ -69,6 +81,24 @@ enum dray_aq_syndrome {
 	DRAY_AQ_SYN_EQN		= 10,
 	DRAY_AQ_SYN_PAGE_ADDR	= 11,
 	DRAY_AQ_SYN_UAR_INDEX	= 12,
+	DRAY_AQ_SYN_PDN		= 13,
+	DRAY_AQ_SYN_MR_KEY	= 14,
+	DRAY_AQ_SYN_ACCESS	= 15,
+	DRAY_AQ_SYN_LENGTH	= 16,
+	DRAY_AQ_SYN_IOVA	= 17,
+	DRAY_AQ_SYN_MTT		= 18,	/* MTT address or page entry */
+	DRAY_AQ_SYN_PAGE_COUNT	= 19,
+	DRAY_AQ_SYN_CQN		= 20,
+	DRAY_AQ_SYN_QPN		= 21,
+	DRAY_AQ_SYN_QP_TYPE	= 22,
+	DRAY_AQ_SYN_QP_STATE	= 23,	/* transition not allowed */
+	DRAY_AQ_SYN_QP_ATTR	= 24,	/* attribute missing or invalid */
+	DRAY_AQ_SYN_LOG_STRIDE	= 25,
+	DRAY_AQ_SYN_AHN		= 26,
+	DRAY_AQ_SYN_IN_ADDR	= 27,
+	DRAY_AQ_SYN_IN_LEN	= 28,
+	DRAY_AQ_SYN_SGID_INDEX	= 29,
+	DRAY_AQ_SYN_FLAGS	= 30,
 	DRAY_AQ_SYN_MAX,
 };
 
@@ -142,6 +172,196 @@ struct dray_cmd_destroy_uar {
 	__le32	reserved;
 };
 
+/*
+ * Memory translation table (MTT): a chain of 4 KiB pages, each holding 512
+ * little-endian 64-bit entries. Entries 0..510 are bus addresses of 4 KiB
+ * data pages, in order; entry 511 is the bus address of the next MTT page
+ * (unused in the last page). The device copies the table when the object
+ * is created; the driver may free the MTT pages once the command completed.
+ */
+#define DRAY_MTT_ENTRIES	512
+#define DRAY_MTT_DATA_ENTRIES	511
+#define DRAY_PAGE_SHIFT		12
+#define DRAY_PAGE_SIZE		(1U << DRAY_PAGE_SHIFT)
+
+/* CREATE_PD: result = PD number. */
+struct dray_cmd_destroy_pd {
+	__le32	pdn;
+	__le32	reserved;
+};
+
+/* Access rights of an MR (and remote rights of a QP); IBTA bit order. */
+#define DRAY_ACCESS_LOCAL_WRITE		0x1
+#define DRAY_ACCESS_REMOTE_WRITE	0x2
+#define DRAY_ACCESS_REMOTE_READ		0x4
+#define DRAY_ACCESS_REMOTE_ATOMIC	0x8
+#define DRAY_ACCESS_ALL			0xf
+
+/*
+ * MR flags. PHYSICAL: no MTT; an address in the MR is a bus address
+ * (kernel DMA MR, iova 0, length = all memory). Local access only.
+ */
+#define DRAY_MR_F_PHYSICAL		0x1
+
+/*
+ * CREATE_MR: register [iova, iova + length). MTT entry 0 maps the page
+ * holding iova; the byte at iova is at offset (iova % 4096) of that page.
+ * result = key: lkey and rkey are the same value.
+ */
+struct dray_cmd_create_mr {
+	__le32	pdn;
+	__u8	access;		/* DRAY_ACCESS_* */
+	__u8	flags;		/* DRAY_MR_F_* */
+	__le16	reserved;
+	__le64	iova;
+	__le64	length;
+	__le64	mtt_addr;	/* first MTT page */
+	__le32	n_pages;	/* data pages covering the range */
+	__le32	reserved2;
+};
+
+struct dray_cmd_destroy_mr {
+	__le32	key;
+	__le32	reserved;
+};
+
+/*
+ * CREATE_CQ: a completion queue in a buffer of n_pages pages (the buffer
+ * starts page aligned: doorbell record, then 2^log_depth CQEs). The device
+ * raises completion events on EQ eqn. result = CQ number.
+ */
+struct dray_cmd_create_cq {
+	__le64	mtt_addr;
+	__le32	n_pages;
+	__le32	eqn;
+	__u8	log_depth;
+	__u8	reserved[7];
+};
+
+struct dray_cmd_destroy_cq {
+	__le32	cqn;
+	__le32	reserved;
+};
+
+/*
+ * Commands with a larger input or output than fits the entry use a
+ * mailbox: a host buffer at in_addr (or out_addr) of in_len bytes.
+ */
+struct dray_cmd_qp {
+	__le32	qpn;		/* CREATE_QP: 0 */
+	__le32	len;		/* mailbox bytes */
+	__le64	addr;		/* mailbox bus address */
+};
+
+/* QP types; IBTA numbering. */
+enum dray_qp_type {
+	DRAY_QPT_GSI	= 1,
+	DRAY_QPT_RC	= 2,
+	DRAY_QPT_UD	= 4,
+};
+
+/* QP states; IBTA numbering. */
+enum dray_qp_state {
+	DRAY_QPS_RESET	= 0,
+	DRAY_QPS_INIT	= 1,
+	DRAY_QPS_RTR	= 2,
+	DRAY_QPS_RTS	= 3,
+	DRAY_QPS_SQD	= 4,
+	DRAY_QPS_SQE	= 5,
+	DRAY_QPS_ERR	= 6,
+};
+
+/* dray_qp_create.flags */
+#define DRAY_QP_F_SQ_SIG_ALL	0x1	/* every send WQE is signaled */
+
+/* CREATE_QP mailbox. result = QP number. */
+struct dray_qp_create {
+	__u8	type;		/* enum dray_qp_type */
+	__u8	sq_log_depth;
+	__u8	sq_log_stride;	/* >= 6: 64-byte header + SGEs/inline */
+	__u8	rq_log_depth;
+	__u8	rq_log_stride;	/* >= 4: 16-byte header + SGEs */
+	__u8	flags;		/* DRAY_QP_F_* */
+	__le16	reserved;
+	__le32	pdn;
+	__le32	send_cqn;
+	__le32	recv_cqn;
+	__le32	uar_index;	/* the UAR whose NEED_WAKEUP flag applies */
+	__le64	sq_mtt;
+	__le32	sq_n_pages;
+	__le32	rq_n_pages;
+	__le64	rq_mtt;
+	__u8	reserved2[16];
+};
+
+/* Where a RoCEv2 packet goes: an address handle or an RC QP's path. */
+struct dray_path {
+	__u8	dmac[6];
+	__u8	sgid_index;	/* the source GID (and so IP) of the port */
+	__u8	hop_limit;	/* IPv4 TTL / IPv6 hop limit */
+	__u8	dgid[16];	/* IPv4 as ::ffff:a.b.c.d */
+	__u8	traffic_class;	/* IPv4 TOS / IPv6 traffic class */
+	__u8	reserved[3];
+	__le32	flow_label;	/* IPv6 flow label, also hashed into sport */
+	__le16	udp_sport;	/* 0: the device derives one from the QP */
+	__u8	reserved2[2];
+};
+
+/* MODIFY_QP / QUERY_QP attr_mask bits; IBTA (ib_qp_attr_mask) order. */
+#define DRAY_QP_ATTR_STATE		(1U << 0)
+#define DRAY_QP_ATTR_ACCESS_FLAGS	(1U << 3)
+#define DRAY_QP_ATTR_PKEY_INDEX		(1U << 4)
+#define DRAY_QP_ATTR_PORT		(1U << 5)
+#define DRAY_QP_ATTR_QKEY		(1U << 6)
+#define DRAY_QP_ATTR_AV			(1U << 7)
+#define DRAY_QP_ATTR_PATH_MTU		(1U << 8)
+#define DRAY_QP_ATTR_TIMEOUT		(1U << 9)
+#define DRAY_QP_ATTR_RETRY_CNT		(1U << 10)
+#define DRAY_QP_ATTR_RNR_RETRY		(1U << 11)
+#define DRAY_QP_ATTR_RQ_PSN		(1U << 12)
+#define DRAY_QP_ATTR_MAX_QP_RD_ATOMIC	(1U << 13)
+#define DRAY_QP_ATTR_MIN_RNR_TIMER	(1U << 15)
+#define DRAY_QP_ATTR_SQ_PSN		(1U << 16)
+#define DRAY_QP_ATTR_MAX_DEST_RD_ATOMIC	(1U << 17)
+#define DRAY_QP_ATTR_DEST_QPN		(1U << 20)
+
+/* MODIFY_QP mailbox (fields not in attr_mask are ignored); QUERY_QP output. */
+struct dray_qp_attr {
+	__le32	attr_mask;
+	__u8	state;		/* enum dray_qp_state */
+	__u8	cur_state;	/* QUERY_QP only */
+	__u8	path_mtu;	/* enum dray_mtu */
+	__u8	timeout;	/* local ACK timeout 4.096 us * 2^timeout; 0 = none */
+	__u8	retry_cnt;	/* 0..7 */
+	__u8	rnr_retry;	/* 0..7, 7 = infinite */
+	__u8	min_rnr_timer;	/* IBTA RNR timer encoding, 0..31 */
+	__u8	max_rd_atomic;	/* initiator depth */
+	__u8	max_dest_rd_atomic; /* responder resources */
+	__u8	access;		/* DRAY_ACCESS_REMOTE_* allowed on this QP */
+	__u8	sq_draining;	/* QUERY_QP only */
+	__u8	reserved0;
+	__le32	dest_qpn;
+	__le32	rq_psn;
+	__le32	sq_psn;
+	__le32	qkey;
+	struct dray_path path;
+	__u8	reserved[60];
+};
+
+/* CREATE_AH: result = AH number. */
+struct dray_cmd_create_ah {
+	__le32	pdn;
+	__le32	reserved;
+	__le64	addr;		/* mailbox: struct dray_path */
+	__le32	len;
+	__le32	reserved2;
+};
+
+struct dray_cmd_destroy_ah {
+	__le32	ahn;
+	__le32	reserved;
+};
+
 struct dray_aq_entry {
 	struct dray_aq_hdr hdr;
 	union {
@@ -152,6 +372,14 @@ struct dray_aq_entry {
 		struct dray_cmd_destroy_eq	destroy_eq;
 		struct dray_cmd_create_uar	create_uar;
 		struct dray_cmd_destroy_uar	destroy_uar;
+		struct dray_cmd_destroy_pd	destroy_pd;
+		struct dray_cmd_create_mr	create_mr;
+		struct dray_cmd_destroy_mr	destroy_mr;
+		struct dray_cmd_create_cq	create_cq;
+		struct dray_cmd_destroy_cq	destroy_cq;
+		struct dray_cmd_qp		qp;
+		struct dray_cmd_create_ah	create_ah;
+		struct dray_cmd_destroy_ah	destroy_ah;
 		__u8				raw[DRAY_AQ_PAYLOAD_SIZE];
 	} u;
 };
@@ -245,5 +473,9 @@ static_assert(sizeof(struct dray_aq_cqe) == DRAY_AQ_CQE_SIZE,
 static_assert(sizeof(struct dray_device_caps) == 128,
 	      "dray_device_caps size");
 static_assert(sizeof(struct dray_port_attr) == 32, "dray_port_attr size");
+static_assert(sizeof(struct dray_cmd_create_mr) == 40, "create_mr size");
+static_assert(sizeof(struct dray_qp_create) == 64, "dray_qp_create size");
+static_assert(sizeof(struct dray_path) == 36, "dray_path size");
+static_assert(sizeof(struct dray_qp_attr) == 128, "dray_qp_attr size");
 
 #endif /* DRAY_ADMIN_H */

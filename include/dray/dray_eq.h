@@ -25,6 +25,20 @@
 enum dray_eqe_type {
 	/* data0 = port number, data1[7:0] = new enum dray_port_state */
 	DRAY_EQE_PORT_CHANGE	= 1,
+	/* data0 = CQ number: the CQ was armed and got a matching CQE */
+	DRAY_EQE_COMPLETION	= 2,
+	/* data0 = CQ number: CQ overflow or unreadable buffer; CQ is dead */
+	DRAY_EQE_CQ_ERROR	= 3,
+	/* data0 = QP number, data1 = vendor error: QP went to ERR */
+	DRAY_EQE_QP_FATAL	= 4,
+	/* data0 = QP number: invalid request (responder) */
+	DRAY_EQE_QP_REQ_ERR	= 5,
+	/* data0 = QP number: remote access violation (responder) */
+	DRAY_EQE_QP_ACCESS_ERR	= 6,
+	/* data0 = QP number: first packet received in RTR */
+	DRAY_EQE_COMM_EST	= 7,
+	/* data0 = QP number: SQD reached, send queue drained */
+	DRAY_EQE_SQ_DRAINED	= 8,
 };
 
 #define DRAY_EQE_PHASE		0x01

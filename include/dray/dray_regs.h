@@ -96,6 +96,13 @@
 #define   DRAY_EQ_DB_EQN_MASK		0x3fff0000u
 #define   DRAY_EQ_DB_ARM		0x80000000u
 
+/*
+ * WO: queue engine wake-up. Any write wakes the engine serving the UAR
+ * whose index is written ([15:0]); it then clears that UAR's NEED_WAKEUP
+ * and polls every doorbell record of its queues again.
+ */
+#define DRAY_REG_ENGINE_KICK		0x044
+
 enum dray_fatal_syndrome {
 	DRAY_FATAL_NONE		= 0,
 	DRAY_FATAL_AQ_DMA	= 1,	/* admin ring address not accessible */

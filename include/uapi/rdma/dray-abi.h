@@ -10,6 +10,7 @@
 #define DRAY_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 /* Bumped on any incompatible change; checked by the provider. */
 #define DRAY_UVERBS_ABI_VERSION 1
@@ -27,6 +28,66 @@ struct dray_alloc_ucontext_resp {
 	__u32 db_page_size;
 	__u32 max_inline_data;
 	__u32 max_sge;
+	__u32 reserved;
+};
+
+/*
+ * Driver-specific uverbs method on UVERBS_OBJECT_DEVICE: wake the queue
+ * engine serving this context's UAR. The provider calls it only after it
+ * posted work and saw DRAY_UAR_F_NEED_WAKEUP set in its doorbell page.
+ * No attributes.
+ */
+enum dray_ib_device_methods {
+	DRAY_IB_METHOD_KICK = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+struct dray_alloc_pd_resp {
+	__u32 pdn;
+	__u32 reserved;
+};
+
+/*
+ * CQ buffer, allocated by the provider, page aligned: a 64-byte doorbell
+ * record then 2^log_depth 32-byte CQEs (include/dray/dray_queue.h);
+ * buf_size covers at least that. The driver pins it.
+ */
+struct dray_create_cq_cmd {
+	__aligned_u64 buf_addr;
+	__u32 buf_size;
+	__u8 log_depth;
+	__u8 reserved[3];
+};
+
+struct dray_create_cq_resp {
+	__u32 cqn;
+	__u32 reserved;
+};
+
+/*
+ * SQ and RQ buffers, each page aligned: a 64-byte doorbell record then
+ * 2^log_depth WQEs of 2^log_stride bytes. A QP without a receive queue
+ * (none today) would pass rq_buf_addr 0.
+ */
+struct dray_create_qp_cmd {
+	__aligned_u64 sq_buf_addr;
+	__aligned_u64 rq_buf_addr;
+	__u32 sq_buf_size;
+	__u32 rq_buf_size;
+	__u8 sq_log_depth;
+	__u8 sq_log_stride;
+	__u8 rq_log_depth;
+	__u8 rq_log_stride;
+	__u32 reserved;
+};
+
+struct dray_create_qp_resp {
+	__u32 qpn;
+	__u32 max_inline_data;
+};
+
+/* An AH's number, used in UD send WQEs (dray_sq_wqe.u.ud.ah). */
+struct dray_create_ah_resp {
+	__u32 ahn;
 	__u32 reserved;
 };
 

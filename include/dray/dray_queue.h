@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * dray work queue formats: send and receive WQEs, completion entries, and
+ * the doorbell records at the head of every queue buffer.
+ *
+ * Queue buffers (SQ, RQ, CQ) are host memory owned by software (for user
+ * queues: memory of the process, pinned by the driver). The device is
+ * given the buffer's page list (MTT, see dray_admin.h) and never trusts
+ * anything it reads there: every index, opcode, length and key is checked.
+ *
+ * Buffer layout: one 64-byte doorbell record, then 2^log_depth entries of
+ * 2^log_stride bytes each. All fields little endian unless noted.
+ *
+ * Ordering rules (software side):
+ *  - SQ/RQ: write the WQE, then a write barrier, then store the new
+ *    producer index into the record. Then a full barrier, then read the
+ *    UAR's NEED_WAKEUP flag; if set, make one wake-up call.
+ *  - CQ: a CQE is valid when its phase bit equals dray_ring_phase() of the
+ *    consumer index; read barrier after seeing it, before reading the
+ *    rest. Store the consumer index after consuming.
+ * The device writes a CQE's body before its flags byte.
+ */
+#ifndef DRAY_QUEUE_H
+#define DRAY_QUEUE_H
+
+#include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#else
+#include <assert.h>
+#endif
+
+#define DRAY_QUEUE_HDR_SIZE	64
+
+/* Doorbell record of an SQ or RQ (first 64 bytes of its buffer). */
+struct dray_wq_db {
+	__le32	producer;	/* sw: free-running count of posted WQEs */
+	__le32	consumer;	/* hw: free-running count of WQEs fetched */
+	__u8	reserved[56];
+};
+
+#define DRAY_CQ_ARM_SOLICITED	0x1
+
+/* Doorbell record of a CQ (first 64 bytes of its buffer). */
+struct dray_cq_db {
+	__le32	consumer;	/* sw: free-running count of CQEs consumed */
+	__le32	arm_seq;	/* sw: bumped by each request for an event */
+	__le32	arm_flags;	/* sw: DRAY_CQ_ARM_SOLICITED, written first */
+	__le32	producer;	/* hw: free-running count of CQEs written */
+	__u8	reserved[48];
+};
+
+/* Send opcodes (dray_sq_wqe.opcode). */
+enum dray_wqe_opcode {
+	DRAY_WQE_SEND			= 0x00,
+	DRAY_WQE_SEND_IMM		= 0x01,
+	DRAY_WQE_RDMA_WRITE		= 0x02,
+	DRAY_WQE_RDMA_WRITE_IMM		= 0x03,
+	DRAY_WQE_RDMA_READ		= 0x04,
+	DRAY_WQE_ATOMIC_CMP_SWP		= 0x05,
+	DRAY_WQE_ATOMIC_FETCH_ADD	= 0x06,
+	DRAY_WQE_OPCODE_MAX,
+};
+
+/* dray_sq_wqe.flags */
+#define DRAY_WQE_F_SIGNALED	0x01	/* write a CQE on success */
+#define DRAY_WQE_F_SOLICITED	0x02	/* set the solicited event bit */
+#define DRAY_WQE_F_FENCE	0x04	/* wait for prior READ/atomics */
+#define DRAY_WQE_F_INLINE	0x08	/* payload follows the header */
+
+#define DRAY_SQ_WQE_HDR_SIZE	64
+#define DRAY_SGE_SIZE		16
+
+struct dray_sge {
+	__le64	addr;
+	__le32	length;
+	__le32	lkey;
+};
+
+/*
+ * Send WQE: a 64-byte header, then num_sge SGEs or, with
+ * DRAY_WQE_F_INLINE, `length` bytes of payload.
+ */
+struct dray_sq_wqe {
+	__u8	opcode;		/* enum dray_wqe_opcode */
+	__u8	flags;		/* DRAY_WQE_F_* */
+	__u8	num_sge;
+	__u8	reserved0;
+	__be32	imm_data;	/* *_IMM: network order, as on the wire */
+	__le32	length;		/* inline: payload bytes; else ignored */
+	__le32	reserved1;
+	union {
+		struct {
+			__le64	remote_addr;
+			__le32	rkey;
+			__le32	reserved;
+		} rdma;
+		struct {
+			__le64	remote_addr;
+			__le32	rkey;
+			__le32	reserved;
+			__le64	compare_add;	/* compare, or add for FA */
+			__le64	swap;
+		} atomic;
+		struct {
+			__le32	ah;		/* address handle number */
+			__le32	remote_qpn;
+			__le32	remote_qkey;
+			__le32	reserved;
+		} ud;
+		__u8	raw[48];
+	} u;
+};
+
+/* Receive WQE: a 16-byte header, then num_sge SGEs. */
+#define DRAY_RQ_WQE_HDR_SIZE	16
+
+struct dray_rq_wqe {
+	__u8	num_sge;
+	__u8	reserved[15];
+};
+
+/* Completion opcodes (dray_cqe.opcode). */
+enum dray_cqe_opcode {
+	DRAY_CQE_SEND		= 0x00,
+	DRAY_CQE_RDMA_WRITE	= 0x01,
+	DRAY_CQE_RDMA_READ	= 0x02,
+	DRAY_CQE_COMP_SWAP	= 0x03,
+	DRAY_CQE_FETCH_ADD	= 0x04,
+	DRAY_CQE_RECV		= 0x80,
+	DRAY_CQE_RECV_RDMA_IMM	= 0x81,
+};
+
+/*
+ * Completion status (dray_cqe.status). The values are those of IBTA's
+ * completion status as numbered by enum ib_wc_status / ibv_wc_status.
+ */
+enum dray_cqe_status {
+	DRAY_CQE_ST_SUCCESS		= 0,
+	DRAY_CQE_ST_LOC_LEN_ERR		= 1,
+	DRAY_CQE_ST_LOC_QP_OP_ERR	= 2,
+	DRAY_CQE_ST_LOC_PROT_ERR	= 4,
+	DRAY_CQE_ST_WR_FLUSH_ERR	= 5,
+	DRAY_CQE_ST_BAD_RESP_ERR	= 7,
+	DRAY_CQE_ST_LOC_ACCESS_ERR	= 8,
+	DRAY_CQE_ST_REM_INV_REQ_ERR	= 9,
+	DRAY_CQE_ST_REM_ACCESS_ERR	= 10,
+	DRAY_CQE_ST_REM_OP_ERR		= 11,
+	DRAY_CQE_ST_RETRY_EXC_ERR	= 12,
+	DRAY_CQE_ST_RNR_RETRY_EXC_ERR	= 13,
+	DRAY_CQE_ST_FATAL_ERR		= 19,
+	DRAY_CQE_ST_GENERAL_ERR		= 21,
+};
+
+/* dray_cqe.flags */
+#define DRAY_CQE_F_PHASE	0x01
+#define DRAY_CQE_F_IMM		0x02	/* imm_data is valid */
+#define DRAY_CQE_F_GRH		0x04	/* UD: a GRH precedes the payload */
+#define DRAY_CQE_F_SEND_QUEUE	0x08	/* completes an SQ WQE (else RQ) */
+#define DRAY_CQE_F_SOLICITED	0x10	/* the message asked for an event */
+#define DRAY_CQE_F_IPV6		0x20	/* UD: the GRH is an IPv6 header */
+
+#define DRAY_CQE_SIZE		32
+
+struct dray_cqe {
+	__le32	qpn;
+	__le32	wqe_index;	/* free-running index of the completed WQE */
+	__le32	byte_len;
+	__be32	imm_data;	/* network order */
+	__le32	src_qpn;	/* UD receive */
+	__u8	opcode;		/* enum dray_cqe_opcode */
+	__u8	status;		/* enum dray_cqe_status */
+	__u8	vendor_err;	/* device detail for an error status */
+	__u8	reserved0;
+	__u8	reserved1[7];
+	__u8	flags;		/* DRAY_CQE_F_*, written last */
+};
+
+static_assert(sizeof(struct dray_wq_db) == DRAY_QUEUE_HDR_SIZE,
+	      "dray_wq_db size");
+static_assert(sizeof(struct dray_cq_db) == DRAY_QUEUE_HDR_SIZE,
+	      "dray_cq_db size");
+static_assert(sizeof(struct dray_sge) == DRAY_SGE_SIZE, "dray_sge size");
+static_assert(sizeof(struct dray_sq_wqe) == DRAY_SQ_WQE_HDR_SIZE,
+	      "dray_sq_wqe size");
+static_assert(sizeof(struct dray_rq_wqe) == DRAY_RQ_WQE_HDR_SIZE,
+	      "dray_rq_wqe size");
+static_assert(sizeof(struct dray_cqe) == DRAY_CQE_SIZE, "dray_cqe size");
+
+#endif /* DRAY_QUEUE_H */
