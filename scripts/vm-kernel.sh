@@ -1,0 +1,222 @@
+#!/bin/bash
+# Prepare everything needed to boot the test kernel, in the cache
+# ($DRAY_CACHE, default ~/.cache/dray):
+#   debs/linux-image-KVER_*.deb           apt-get download, once
+#   kernel/KVER/root/                     dpkg -x of it, modules.dep added
+#   kernel/KVER/vmlinux                   the bzImage payload, decompressed once
+#                                         (ELF, booted through PVH by qboot)
+#   kernel/KVER/initramfs-HASH.cpio       busybox + scripts/vm/init + the modules
+#                                         needed to mount the host root
+# Each step reruns only when its inputs changed. Prints the results as
+# shell assignments (KVER, VMLINUX, INITRAMFS, MODULES) and also writes them
+# to kernel/KVER/vm.env.
+set -euo pipefail
+
+usage() {
+	echo "usage: ${0##*/}    (prints KVER=, VMLINUX=, INITRAMFS=, MODULES=)"
+}
+case ${1:-} in
+-h | --help) usage; exit 0 ;;
+'') ;;
+*) usage >&2; exit 2 ;;
+esac
+
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=scripts/vm/lib.sh
+. "$here/vm/lib.sh"
+
+kver=$("$here/kver.sh")
+kdir=$DRAY_CACHE/kernel/$kver
+mkdir -p "$kdir" "$DRAY_CACHE/debs"
+# One builder at a time per kernel (two VMs may start together).
+exec 9>"$kdir/.lock"
+flock 9
+
+# Modules the initramfs loads (with their dependencies, from modules.dep).
+base_modules=(virtio_pci 9pnet_virtio 9p overlay virtio_console)
+net_modules=(virtio_net)
+
+# --- 1. the image package ---------------------------------------------------
+find_deb() {
+	compgen -G "$DRAY_CACHE/debs/linux-image-${kver}_*.deb" | sort -V | tail -n1
+}
+deb=$(find_deb || true)
+if [[ -z $deb ]]; then
+	note "downloading linux-image-$kver"
+	tmp=$(mktemp -d "$DRAY_CACHE/debs/.dl.XXXXXX")
+	# apt drops privileges to _apt for downloads; let it write there.
+	if [[ $EUID -eq 0 ]] && id _apt >/dev/null 2>&1; then
+		chown _apt "$tmp"
+	fi
+	(cd "$tmp" && apt-get download -q "linux-image-$kver") ||
+		{ rm -rf "$tmp"; die "apt-get download linux-image-$kver failed"; }
+	mv "$tmp"/linux-image-"$kver"_*.deb "$DRAY_CACHE/debs/"
+	rm -rf "$tmp"
+	deb=$(find_deb)
+fi
+
+# --- 2. unpacked tree (+ modules.dep, which the package does not ship) ------
+root=$kdir/root
+moddir=$root/lib/modules/$kver
+stamp="$(basename "$deb") $(stat -c %s "$deb")"
+if [[ ! -f $kdir/root.stamp || $(<"$kdir/root.stamp") != "$stamp" ]]; then
+	note "unpacking $(basename "$deb")"
+	rm -rf "$root" "$root.tmp" "$kdir/root.stamp"
+	dpkg -x "$deb" "$root.tmp"
+	# Merged-/usr packages put modules under usr/lib: normalise to lib/.
+	if [[ ! -d $root.tmp/lib/modules/$kver && -d $root.tmp/usr/lib/modules/$kver ]]; then
+		mkdir -p "$root.tmp/lib/modules"
+		mv "$root.tmp/usr/lib/modules/$kver" "$root.tmp/lib/modules/"
+	fi
+	depmod -b "$root.tmp" "$kver"
+	mv "$root.tmp" "$root"
+	echo "$stamp" >"$kdir/root.stamp"
+fi
+vmlinuz=$root/boot/vmlinuz-$kver
+[[ -f $vmlinuz ]] || die "$vmlinuz missing from $(basename "$deb")"
+
+# --- 3. vmlinux: decompress the bzImage payload once ------------------------
+# The boot protocol header (Documentation/x86/boot.rst) gives setup_sects
+# (0x1f1), payload_offset (0x248) and payload_length (0x24c); the payload
+# starts payload_offset bytes into the protected-mode code, which follows
+# the (setup_sects + 1) 512-byte setup sectors. The compressor is recognised
+# by its magic; the kernel appends 4 bytes of size, which xz --single-stream
+# and the other decompressors ignore as trailing data.
+le_int() { # FILE OFFSET SIZE
+	od -An -t "u$3" -j "$2" -N "$3" "$1" | tr -d ' '
+}
+extract_vmlinux() { # BZIMAGE OUT
+	local img=$1 out=$2 magic setup off len
+	[[ $(od -An -c -j $((0x202)) -N 4 "$img" | tr -d ' ') == HdrS ]] ||
+		die "$img: not a bzImage"
+	setup=$(le_int "$img" $((0x1f1)) 1)
+	[[ $setup -ne 0 ]] || setup=4
+	off=$(((setup + 1) * 512 + $(le_int "$img" $((0x248)) 4)))
+	len=$(le_int "$img" $((0x24c)) 4)
+	magic=$(od -An -tx1 -j "$off" -N 6 "$img" | tr -d ' ')
+	payload() {
+		dd if="$img" iflag=skip_bytes,count_bytes skip="$off" count="$len" \
+			bs=1M status=none
+	}
+	case $magic in
+	fd377a585a00*) payload | xz -dc --single-stream ;;
+	1f8b*) payload | gzip -dc 2>/dev/null || [[ $? -eq 2 ]] ;; # 2: trailing bytes
+	28b52ffd*) payload | zstd -dcq ;;
+	5d0000*) payload | xz -dc --format=lzma ;;
+	425a68*) payload | bzip2 -dcq ;;
+	02214c18*) payload | lz4 -dc ;;
+	*) die "$img: unknown payload compression (magic $magic)" ;;
+	esac >"$out.tmp" || die "cannot decompress $img"
+	[[ $(od -An -c -N 4 "$out.tmp" | tr -d ' ') == 177ELF ]] ||
+		die "$img: payload is not an ELF image"
+	mv "$out.tmp" "$out"
+}
+vmlinux=$kdir/vmlinux
+if [[ ! -f $vmlinux || $vmlinuz -nt $vmlinux ]]; then
+	note "decompressing $(basename "$vmlinuz")"
+	extract_vmlinux "$vmlinuz" "$vmlinux"
+fi
+
+# --- 4. initramfs -------------------------------------------------------------
+# Module paths (relative to $moddir) in load order, dependencies first:
+# lines "base PATH" for base_modules, then "net PATH" for the rest.
+module_lists() {
+	awk -v base="${base_modules[*]}" -v net="${net_modules[*]}" '
+	function visit(m, list,    n, d, i) {
+		if (m in done)
+			return
+		done[m] = 1
+		n = split(deps[m], d, " ")
+		for (i = 1; i <= n; i++)
+			visit(d[i], list)
+		print list, m
+	}
+	function want(names, list,    n, w, i) {
+		n = split(names, w, " ")
+		for (i = 1; i <= n; i++) {
+			if (w[i] in path)
+				visit(path[w[i]], list)
+			else
+				print "missing", w[i]
+		}
+	}
+	{
+		mod = $1
+		sub(/:$/, "", mod)
+		deps[mod] = ""
+		for (i = 2; i <= NF; i++)
+			deps[mod] = deps[mod] " " $i
+		name = mod
+		sub(/.*\//, "", name)
+		sub(/\.ko.*/, "", name)
+		gsub(/-/, "_", name)
+		path[name] = mod
+	}
+	END { want(base, "base"); want(net, "net") }
+	' "$moddir/modules.dep"
+}
+base_list=() net_list=()
+while read -r list mod; do
+	case $list in
+	base) base_list+=("$mod") ;;
+	net) net_list+=("$mod") ;;
+	*) die "module $mod not found in $moddir" ;;
+	esac
+done < <(module_lists)
+
+busybox=$(command -v busybox || true)
+[[ -n $busybox ]] || busybox=/bin/busybox
+if LC_ALL=C ldd "$busybox" >/dev/null 2>&1; then
+	die "$busybox is not a static busybox (install busybox-static)"
+fi
+
+key=$({
+	echo "$stamp"
+	printf '%s\n' "${base_list[@]}" -- "${net_list[@]}"
+	sha256sum <"$here/vm/init"
+	sha256sum <"$busybox"
+} | sha256sum | cut -c1-16)
+initramfs=$kdir/initramfs-$key.cpio
+if [[ ! -f $initramfs ]]; then
+	note "building $(basename "$initramfs")"
+	stage=$(mktemp -d "$kdir/.initramfs.XXXXXX")
+	mkdir -p "$stage"/{bin,dev,proc,sys,lib/dray-modules}
+	cp "$busybox" "$stage/bin/busybox"
+	for a in $("$busybox" --list); do
+		[[ $a == busybox ]] || ln -s busybox "$stage/bin/$a"
+	done
+	install -m 0755 "$here/vm/init" "$stage/init"
+	add_modules() { # LISTFILE MODULE...
+		local list=$1 m base
+		shift
+		: >"$stage/lib/dray-modules/$list"
+		for m in "$@"; do
+			base=${m##*/}
+			case $base in
+			*.ko) cp "$moddir/$m" "$stage/lib/dray-modules/$base" ;;
+			*.ko.xz) xz -dc "$moddir/$m" >"$stage/lib/dray-modules/${base%.xz}" ;;
+			*.ko.zst) zstd -dcq "$moddir/$m" >"$stage/lib/dray-modules/${base%.zst}" ;;
+			*.ko.gz) gzip -dc "$moddir/$m" >"$stage/lib/dray-modules/${base%.gz}" ;;
+			*) die "unexpected module file $m" ;;
+			esac
+			echo "${base%.ko*}.ko" >>"$stage/lib/dray-modules/$list"
+		done
+	}
+	add_modules base.list "${base_list[@]}"
+	add_modules net.list "${net_list[@]}"
+	# Uncompressed: decompression costs more than reading under TCG.
+	(cd "$stage" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc -R 0:0 --reproducible --quiet) >"$initramfs.tmp"
+	mv "$initramfs.tmp" "$initramfs"
+	rm -rf "$stage"
+	# Older builds of the initramfs for this kernel.
+	find "$kdir" -maxdepth 1 -name 'initramfs-*.cpio' ! -name "${initramfs##*/}" \
+		-mtime +1 -delete
+fi
+
+env_text="KVER=$kver
+VMLINUX=$vmlinux
+INITRAMFS=$initramfs
+MODULES=$moddir"
+echo "$env_text" >"$kdir/vm.env"
+echo "$env_text"

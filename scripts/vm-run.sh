@@ -1,0 +1,328 @@
+#!/bin/bash
+# Boot the dray test kernel in QEMU and run one command inside it.
+#
+# Guest: the host root over virtio-9p (read-only) under a tmpfs overlay, so
+# everything built on the host is at the same path; /lib/modules/KVER is the
+# Debian kernel's modules plus --module files under updates/. The command's
+# stdout/stderr stream to ours through virtio-serial ports; the kernel console
+# goes to a log file that is scanned for oopses, warnings, lockdep reports,
+# hung tasks, RCU stalls and panics after the run.
+set -euo pipefail
+
+usage() {
+	cat <<EOF
+usage: ${0##*/} [options] -- CMD [ARGS...]
+
+Run CMD with ARGS (exec'd as given, looked up in PATH; use sh -c '...' for
+shell syntax) in a VM, in the current directory, stdin /dev/null.
+Exit status: CMD's; 124 on timeout; 125 if the VM died without a status.
+A kernel oops/BUG/WARNING/lockdep/hung-task/RCU-stall/panic fails the run
+(CMD's status if non-zero, else 1).
+
+  --module FILE.ko     install FILE.ko under updates/ (repeatable), depmod'ed
+  --timeout SECS       kill the VM after SECS, exit 124 (default 900)
+  --log FILE           kernel console log (default build/vm/console.log)
+  --smp N              vCPUs (default 2)
+  --mem MIB            memory (default 2048)
+  --net-socket L:R     virtio-net NIC (eth0) over UDP 127.0.0.1:L <-> 127.0.0.1:R
+  --mac MAC            its MAC address (default derived from L)
+  --quiet              no "vm: boot-to-command" line
+
+Environment: DRAY_VM_ACCEL=tcg|kvm forces the accelerator (default: KVM if a
+cached probe says it boots, else TCG); DRAY_VM_KEEP=1 keeps the run directory;
+all DRAY_* variables are passed to CMD.
+EOF
+}
+
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=scripts/vm/lib.sh
+. "$here/vm/lib.sh"
+
+# --- options ------------------------------------------------------------------
+modules=() timeout=900 log= smp=2 mem=2048 net= mac= quiet=
+need_arg() {
+	[[ $# -ge 2 ]] || { usage >&2; die "$1 needs an argument"; }
+}
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--module) need_arg "$@"; modules+=("$2"); shift 2 ;;
+	--timeout) need_arg "$@"; timeout=$2; shift 2 ;;
+	--log) need_arg "$@"; log=$2; shift 2 ;;
+	--smp) need_arg "$@"; smp=$2; shift 2 ;;
+	--mem) need_arg "$@"; mem=$2; shift 2 ;;
+	--net-socket) need_arg "$@"; net=$2; shift 2 ;;
+	--mac) need_arg "$@"; mac=$2; shift 2 ;;
+	--quiet) quiet=1; shift ;;
+	-h | --help) usage; exit 0 ;;
+	--) shift; break ;;
+	-*) usage >&2; die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+[[ $# -gt 0 ]] || { usage >&2; exit 2; }
+for n in "$timeout" "$smp" "$mem"; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] || die "not a positive integer: $n"
+done
+if [[ -n $net ]]; then
+	[[ $net =~ ^([0-9]+):([0-9]+)$ ]] || die "--net-socket wants LOCAL_PORT:REMOTE_PORT"
+	net_local=${BASH_REMATCH[1]} net_remote=${BASH_REMATCH[2]}
+	if [[ -z $mac ]]; then
+		mac=$(printf '52:54:00:d7:%02x:%02x' $((net_local >> 8 & 255)) $((net_local & 255)))
+	fi
+fi
+[[ -z $mac || $mac =~ ^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$ ]] || die "bad MAC $mac"
+[[ -z $mac || -n $net ]] || die "--mac needs --net-socket"
+for m in ${modules[@]+"${modules[@]}"}; do
+	[[ $m == *.ko && -f $m ]] || die "--module $m: not a .ko file"
+done
+
+qemu=qemu-system-x86_64
+command -v "$qemu" >/dev/null || die "$qemu not found (scripts/install-deps.sh)"
+qboot=/usr/share/qemu/qboot.rom
+[[ -f $qboot ]] || die "$qboot not found"
+
+# --- kernel, initramfs ----------------------------------------------------------
+KVER= VMLINUX= INITRAMFS= MODULES=
+while IFS='=' read -r k v; do
+	case $k in
+	KVER) KVER=$v ;;
+	VMLINUX) VMLINUX=$v ;;
+	INITRAMFS) INITRAMFS=$v ;;
+	MODULES) MODULES=$v ;;
+	esac
+done < <("$here/vm-kernel.sh")
+[[ -n $KVER && -f $VMLINUX && -f $INITRAMFS && -d $MODULES ]] ||
+	die "scripts/vm-kernel.sh failed"
+
+vmdir=$DRAY_REPO/build/vm
+mkdir -p "$vmdir/modules" "$vmdir/runs"
+
+# --- staged /lib/modules/KVER ---------------------------------------------------
+# build/vm/modules/HASH/lib/modules/KVER: symlinks to the Debian tree, the
+# extra modules copied under updates/, and depmod's output. HASH covers the
+# extra modules' contents, so a tree is reused until a module changes, and
+# concurrent runs with different modules do not share one.
+stage_modules() {
+	local key dir tmp m f
+	key=$({
+		echo "$MODULES"
+		for m in ${modules[@]+"${modules[@]}"}; do
+			echo "${m##*/} $(sha256sum <"$m")"
+		done
+	} | sha256sum | cut -c1-16)
+	dir=$vmdir/modules/$key
+	if [[ ! -f $dir/.done ]]; then
+		tmp=$(mktemp -d "$vmdir/modules/.tmp.XXXXXX")
+		m=$tmp/lib/modules/$KVER
+		mkdir -p "$m/updates"
+		for f in kernel modules.order modules.builtin modules.builtin.modinfo; do
+			ln -s "$MODULES/$f" "$m/$f"
+		done
+		[[ ! -e /usr/src/linux-headers-$KVER ]] ||
+			ln -s "/usr/src/linux-headers-$KVER" "$m/build"
+		for f in ${modules[@]+"${modules[@]}"}; do
+			[[ ! -e $m/updates/${f##*/} ]] || die "two modules named ${f##*/}"
+			cp "$f" "$m/updates/"
+		done
+		depmod -b "$tmp" "$KVER" || die "depmod failed"
+		touch "$tmp/.done"
+		# Another run may have staged the same set meanwhile: keep the first.
+		mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
+	fi
+	touch "$dir/.done"
+	# Keep the 8 most recently used trees.
+	find "$vmdir/modules" -mindepth 2 -maxdepth 2 -name .done -printf '%T@ %h\n' |
+		sort -rn | tail -n +9 | cut -d' ' -f2- | xargs -r rm -rf
+	staged=$dir/lib/modules/$KVER
+}
+stage_modules
+
+# --- accelerator ------------------------------------------------------------------
+base_cmdline="console=ttyS0 loglevel=7 panic=-1 mitigations=off 8250.nr_uarts=1"
+
+probe_kvm() {
+	local tmp verdict=tcg
+	if [[ -r /dev/kvm && -w /dev/kvm ]]; then
+		tmp=$(mktemp -d)
+		timeout -k 2 15 "$qemu" -nodefaults -no-user-config -display none \
+			-machine pc -accel kvm -cpu host -m 256 -bios "$qboot" \
+			-kernel "$VMLINUX" -initrd "$INITRAMFS" -no-reboot \
+			-append "$base_cmdline dray.probe=1" \
+			-serial "file:$tmp/log" </dev/null >/dev/null 2>&1 || true
+		! grep -q DRAY-VM-PROBE-OK "$tmp/log" 2>/dev/null || verdict=kvm
+		rm -rf "$tmp"
+	fi
+	echo "$verdict"
+}
+
+accel=${DRAY_VM_ACCEL:-}
+case $accel in
+tcg | kvm) ;;
+'')
+	verdict_file=$DRAY_CACHE/accel-$(uname -r)-$KVER
+	exec {lockfd}>"$verdict_file.lock"
+	flock "$lockfd"
+	if [[ ! -s $verdict_file ]]; then
+		note "probing KVM (cached in $verdict_file)"
+		probe_kvm >"$verdict_file"
+	fi
+	accel=$(<"$verdict_file")
+	exec {lockfd}>&-
+	;;
+*) die "DRAY_VM_ACCEL must be tcg or kvm" ;;
+esac
+
+# --- per-run directory ----------------------------------------------------------------
+# Runs older than a day were left by killed runs.
+find "$vmdir/runs" -mindepth 1 -maxdepth 1 -mtime +0 -exec rm -rf {} + 2>/dev/null || :
+run=$(mktemp -d "$vmdir/runs/run.XXXXXX")
+share=$run/share # the guest's /run/dray-vm
+mkdir "$share"
+mkfifo "$run/stdout" "$run/stderr" "$run/ctl"
+
+if [[ -z $log ]]; then
+	log=$vmdir/console.log
+	exec {logfd}>"$vmdir/console.log.lock"
+	# Held by a concurrent run: do not clobber its log.
+	flock -n "$logfd" || log=$vmdir/console-${run##*.}.log
+fi
+mkdir -p "$(dirname "$log")"
+log=$(realpath "$log")
+
+quote() {
+	printf "'%s'" "${1//\'/\'\\\'\'}"
+}
+{
+	echo "vm_modules=$(quote "$staged")"
+	echo "vm_cwd=$(quote "$PWD")"
+	echo "vm_hostname=dray-vm"
+} >"$share/config"
+while read -r v; do
+	echo "export $v=$(quote "${!v}")"
+done < <(compgen -e | grep '^DRAY_' || true) >"$share/env"
+{
+	printf 'set --'
+	for a in "$@"; do
+		printf ' %s' "$(quote "$a")"
+	done
+	echo
+} >"$share/cmd"
+
+# --- QEMU -------------------------------------------------------------------------
+qpath() { # QEMU option values escape commas by doubling them
+	echo "${1//,/,,}"
+}
+cmdline="$base_cmdline${DRAY_VM_APPEND:+ $DRAY_VM_APPEND}"
+[[ -z $net ]] || cmdline+=" dray.net=1"
+if [[ $accel == kvm ]]; then cpu=host; else cpu=max; fi
+qemu_args=(
+	-nodefaults -no-user-config -display none -no-reboot
+	-machine pc -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
+	-bios "$qboot" -kernel "$(qpath "$VMLINUX")" -initrd "$(qpath "$INITRAMFS")"
+	-append "$cmdline"
+	-serial "file:$(qpath "$log")"
+	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
+	-fsdev "local,id=drayrun,path=$(qpath "$share"),security_model=none,multidevs=remap"
+	-device virtio-9p-pci,fsdev=drayrun,mount_tag=drayrun
+	-device virtio-serial-pci,id=vser,max_ports=4
+	-chardev "file,id=out,path=$(qpath "$run/stdout")"
+	-device virtserialport,bus=vser.0,nr=1,chardev=out,name=dray.stdout
+	-chardev "file,id=err,path=$(qpath "$run/stderr")"
+	-device virtserialport,bus=vser.0,nr=2,chardev=err,name=dray.stderr
+	-chardev "file,id=ctl,path=$(qpath "$run/ctl")"
+	-device virtserialport,bus=vser.0,nr=3,chardev=ctl,name=dray.ctl
+)
+if [[ -n $net ]]; then
+	qemu_args+=(
+		-netdev "socket,id=net0,udp=127.0.0.1:$net_remote,localaddr=127.0.0.1:$net_local"
+		-device "virtio-net-pci,netdev=net0,mac=$mac"
+	)
+fi
+
+pids=()
+qemu_pid=
+cleanup() {
+	local p
+	[[ -z $qemu_pid ]] || kill "$qemu_pid" 2>/dev/null || :
+	for p in ${pids[@]+"${pids[@]}"}; do
+		kill "$p" 2>/dev/null || :
+	done
+	[[ -n ${DRAY_VM_KEEP:-} ]] || rm -rf "$run"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Readers: the guest's stdout/stderr to ours; control messages timestamped.
+cat "$run/stdout" &
+pids+=($!)
+cat "$run/stderr" >&2 &
+pids+=($!)
+while IFS= read -r line; do
+	echo "$EPOCHREALTIME $line"
+done <"$run/ctl" >"$run/ctl.log" &
+pids+=($!)
+
+t0=$EPOCHREALTIME
+timeout -k 5 "$timeout" "$qemu" "${qemu_args[@]}" </dev/null >&2 &
+qemu_pid=$!
+qrc=0
+wait "$qemu_pid" || qrc=$?
+qemu_pid=
+
+# Unblock readers whose FIFO QEMU never opened, then let them drain.
+for f in stdout stderr ctl; do
+	exec {fd}<>"$run/$f"
+	exec {fd}>&-
+done
+for p in "${pids[@]}"; do
+	wait "$p" || :
+done
+pids=()
+
+# --- verdict ------------------------------------------------------------------------
+status=
+[[ ! -s $share/status ]] || status=$(<"$share/status")
+taint=0
+[[ ! -s $share/taint ]] || taint=$(<"$share/taint")
+
+if [[ -z $quiet ]]; then
+	start=$(sed -n 's/^\([0-9.]*\) start .*/\1/p' "$run/ctl.log" | head -n1)
+	if [[ -n $start ]]; then
+		awk -v a="$t0" -v b="$start" -v acc="$accel" \
+			'BEGIN { printf "vm: boot-to-command %.1f s (accel %s)\n", b - a, acc }' >&2
+	fi
+fi
+
+# Kernel problems, as printed on the console.
+problems='(Oops|BUG:|WARNING:|kernel BUG at|general protection fault|invalid opcode:'
+problems+='|Kernel panic|cut here|possible circular locking|inconsistent lock state'
+problems+='|possible recursive locking|suspicious RCU usage|lock held when returning'
+problems+='|blocked for more than [0-9]+ seconds|rcu: INFO:|detected stalls? on CPU'
+problems+='|self-detected stall|soft lockup|hard LOCKUP|UBSAN:|KASAN:|KFENCE:'
+problems+='|refcount_t:|list_(add|del) corruption|Unable to handle kernel|double fault)'
+found=$(grep -nE "$problems" "$log" 2>/dev/null | head -n 40 || true)
+# Taint flags: B bad page (5), D died (7), W warning (9), L soft lockup (14).
+bad_taint=$((taint & (1 << 5 | 1 << 7 | 1 << 9 | 1 << 14)))
+
+if [[ $qrc -eq 124 ]]; then
+	note "timeout after $timeout s: VM killed; kernel log: $log"
+	[[ -z $found ]] || printf '%s\n' "$found" >&2
+	exit 124
+fi
+if [[ -z $status ]]; then
+	note "the guest stopped without reporting a status (QEMU exit $qrc); kernel log: $log"
+	if [[ -n $found ]]; then
+		printf '%s\n' "$found" >&2
+	else
+		tail -n 20 "$log" >&2 2>/dev/null || :
+	fi
+	exit 125
+fi
+if [[ -n $found || $bad_taint -ne 0 ]]; then
+	note "kernel problem detected (taint $taint); kernel log: $log"
+	[[ -z $found ]] || printf '%s\n' "$found" >&2
+	[[ $status -ne 0 ]] || status=1
+fi
+exit "$status"
