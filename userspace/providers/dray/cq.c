@@ -256,6 +256,15 @@ int dray_arm_cq(struct ibv_cq *ibcq, int solicited_only)
 	udma_to_device_barrier();
 	cq->arm_seq++;
 	dray_shared_store32(&cq->db->arm_seq, cq->arm_seq);
+	/*
+	 * Full barrier, store -> load: the caller polls the CQ once more
+	 * after arming (to catch a CQE written just before the arm). The
+	 * new arm_seq must be globally visible before that poll reads any
+	 * CQE, else the device may write a CQE, still read the old arm_seq
+	 * and raise no event while the poll misses the CQE. The device
+	 * mirrors this (writes the CQE, full barrier, reads arm_seq).
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
 	pthread_spin_unlock(&cq->lock);
 	return 0;
 }
