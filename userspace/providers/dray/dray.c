@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * dray provider: device matching, context setup, device and port queries.
+ * dray provider: device matching, context setup and teardown, the
+ * engine wake-up call and the benchmark counters.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "dray.h"
 
@@ -22,57 +24,62 @@ static const struct verbs_match_ent dray_match_table[] = {
 	{}
 };
 
-/*
- * The kernel reports fw_ver as major (bits 47:32), minor (31:16) and patch
- * (15:0), as in struct dray_device_caps of <dray/dray_admin.h>; format it
- * the way the kernel's own fw_ver sysfs file does.
- */
-static void dray_format_fw_ver(char *buf, size_t len, uint64_t fw_ver)
-{
-	snprintf(buf, len, "%u.%u.%u",
-		 (unsigned int)((fw_ver >> 32) & 0xffff),
-		 (unsigned int)((fw_ver >> 16) & 0xffff),
-		 (unsigned int)(fw_ver & 0xffff));
-}
-
-static int dray_query_device_ex(struct ibv_context *ibctx,
-				const struct ibv_query_device_ex_input *input,
-				struct ibv_device_attr_ex *attr,
-				size_t attr_size)
-{
-	struct ib_uverbs_ex_query_device_resp resp;
-	size_t resp_size = sizeof(resp);
-	int ret;
-
-	ret = ibv_cmd_query_device_any(ibctx, input, attr, attr_size,
-				       &resp, &resp_size);
-	if (ret)
-		return ret;
-
-	dray_format_fw_ver(attr->orig_attr.fw_ver,
-			   sizeof(attr->orig_attr.fw_ver), resp.base.fw_ver);
-	return 0;
-}
-
-static int dray_query_port(struct ibv_context *ibctx, uint8_t port,
-			   struct ibv_port_attr *attr)
-{
-	struct ibv_query_port cmd = {};
-
-	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
-}
-
 static void dray_free_context(struct ibv_context *ibctx);
 
 /*
  * Verbs this provider implements. Every op left unset resolves to
- * libibverbs' dummy, which fails with EOPNOTSUPP.
+ * libibverbs' default: the dummy that fails with EOPNOTSUPP, or for
+ * ack_cq_events and async events the generic implementation.
  */
 static const struct verbs_context_ops dray_ctx_ops = {
+	.alloc_pd = dray_alloc_pd,
+	.create_ah = dray_create_ah,
+	.create_cq = dray_create_cq,
+	.create_cq_ex = dray_create_cq_ex,
+	.create_qp = dray_create_qp,
+	.create_qp_ex = dray_create_qp_ex,
+	.dealloc_pd = dray_dealloc_pd,
+	.dereg_mr = dray_dereg_mr,
+	.destroy_ah = dray_destroy_ah,
+	.destroy_cq = dray_destroy_cq,
+	.destroy_qp = dray_destroy_qp,
 	.free_context = dray_free_context,
+	.modify_qp = dray_modify_qp,
+	.poll_cq = dray_poll_cq,
+	.post_recv = dray_post_recv,
+	.post_send = dray_post_send,
 	.query_device_ex = dray_query_device_ex,
 	.query_port = dray_query_port,
+	.query_qp = dray_query_qp,
+	.reg_mr = dray_reg_mr,
+	.req_notify_cq = dray_arm_cq,
 };
+
+/*
+ * Wake the queue engine after posting work while it reported
+ * DRAY_UAR_F_NEED_WAKEUP. The driver-specific method has no attributes:
+ * the context (and so the UAR) is implied by the file descriptor.
+ *
+ * A failure is logged and otherwise ignored: the WQEs are already in the
+ * ring and published, so post_send must not report them as not posted;
+ * the engine also wakes for frames, timers and admin commands.
+ */
+void dray_wake_engine(struct dray_context *ctx)
+{
+	DECLARE_COMMAND_BUFFER(cmd, UVERBS_OBJECT_DEVICE, DRAY_IB_METHOD_KICK,
+			       0);
+	int err;
+
+	atomic_fetch_add_explicit(&ctx->stats.wakeups, 1,
+				  memory_order_relaxed);
+	err = execute_ioctl(&ctx->ibv_ctx.context, cmd);
+	if (err) {
+		atomic_fetch_add_explicit(&ctx->stats.wakeup_errors, 1,
+					  memory_order_relaxed);
+		verbs_err(&ctx->ibv_ctx, "engine wake-up call failed: %s\n",
+			  strerror(err));
+	}
+}
 
 /*
  * Map the context's doorbell page. The kernel hands out an mmap key (an
@@ -83,9 +90,10 @@ static int dray_map_db_page(struct dray_context *ctx,
 {
 	void *page;
 
-	if (!uresp->db_page_size) {
+	if (uresp->db_page_size < sizeof(struct dray_uar)) {
 		verbs_err(&ctx->ibv_ctx,
-			  "kernel returned no doorbell page (db_page_size 0)\n");
+			  "kernel returned a doorbell page of %u bytes, need %zu\n",
+			  uresp->db_page_size, sizeof(struct dray_uar));
 		return EINVAL;
 	}
 
@@ -102,8 +110,27 @@ static int dray_map_db_page(struct dray_context *ctx,
 		return err;
 	}
 
-	ctx->db_page = page;
+	ctx->uar = page;
 	ctx->db_page_size = uresp->db_page_size;
+	return 0;
+}
+
+/* Limits the provider checks before it allocates queue memory. */
+static int dray_query_limits(struct dray_context *ctx)
+{
+	struct ibv_device_attr_ex attr;
+	int err;
+
+	err = dray_query_device_ex(&ctx->ibv_ctx.context, NULL, &attr,
+				   sizeof(attr));
+	if (err) {
+		verbs_err(&ctx->ibv_ctx, "QUERY_DEVICE failed: %s\n",
+			  strerror(err));
+		return err;
+	}
+
+	ctx->max_qp_wr = attr.orig_attr.max_qp_wr;
+	ctx->max_cqe = attr.orig_attr.max_cqe;
 	return 0;
 }
 
@@ -118,12 +145,18 @@ static struct verbs_context *dray_alloc_context(struct ibv_device *ibdev,
 	struct dray_get_context_resp resp = {};
 	struct dray_get_context cmd = {};
 	struct dray_context *ctx;
+	long page_size;
 	int err;
 
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
 					   RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	ctx->page_size = page_size > 0 ? (size_t)page_size : 4096;
+	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
+	ctx->stats_enabled = check_env("DRAY_STATS");
 
 	err = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
@@ -133,23 +166,28 @@ static struct verbs_context *dray_alloc_context(struct ibv_device *ibdev,
 		goto err_uninit_ctx;
 	}
 
-	err = dray_map_db_page(ctx, &resp.drv_payload);
-	if (err)
-		goto err_uninit_ctx;
-
 	ctx->uar_index = resp.uar_index;
 	ctx->max_inline_data = resp.max_inline_data;
 	ctx->max_sge = resp.max_sge;
 
+	err = dray_query_limits(ctx);
+	if (err)
+		goto err_uninit_ctx;
+
+	err = dray_map_db_page(ctx, &resp.drv_payload);
+	if (err)
+		goto err_uninit_ctx;
+
 	verbs_set_ops(&ctx->ibv_ctx, &dray_ctx_ops);
 
 	verbs_debug(&ctx->ibv_ctx,
-		    "uar %u, doorbell page %u bytes, max_inline_data %u, max_sge %u\n",
+		    "uar %u, doorbell page %u bytes, max_inline_data %u, max_sge %u, max_qp_wr %u, max_cqe %u\n",
 		    ctx->uar_index, resp.db_page_size, ctx->max_inline_data,
-		    ctx->max_sge);
+		    ctx->max_sge, ctx->max_qp_wr, ctx->max_cqe);
 	return &ctx->ibv_ctx;
 
 err_uninit_ctx:
+	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	/* Closes cmd_fd, which also tears down the kernel's ucontext. */
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
@@ -157,11 +195,37 @@ err_uninit_ctx:
 	return NULL;
 }
 
+/*
+ * DRAY_STATS=1: one line on stderr per context, for the benchmark to
+ * compute wake-up system calls per posted WR.
+ */
+static void dray_print_stats(struct dray_context *ctx)
+{
+	uint64_t send = atomic_load(&ctx->stats.send_wrs);
+	uint64_t recv = atomic_load(&ctx->stats.recv_wrs);
+	uint64_t wakeups = atomic_load(&ctx->stats.wakeups);
+	uint64_t errors = atomic_load(&ctx->stats.wakeup_errors);
+	uint64_t posted = send + recv;
+
+	fprintf(stderr,
+		"dray stats: device %s uar %u send_wrs %llu recv_wrs %llu posted_wrs %llu wakeups %llu wakeup_errors %llu wakeups_per_wr %.6f\n",
+		ctx->ibv_ctx.context.device->name, ctx->uar_index,
+		(unsigned long long)send, (unsigned long long)recv,
+		(unsigned long long)posted, (unsigned long long)wakeups,
+		(unsigned long long)errors,
+		posted ? (double)wakeups / (double)posted : 0.0);
+}
+
 static void dray_free_context(struct ibv_context *ibctx)
 {
 	struct dray_context *ctx = to_dray_ctx(ibctx);
 
-	munmap(ctx->db_page, ctx->db_page_size);
+	if (ctx->stats_enabled)
+		dray_print_stats(ctx);
+
+	munmap(ctx->uar, ctx->db_page_size);
+	dray_qp_table_free(ctx);
+	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
 }

@@ -2,17 +2,30 @@
 /*
  * dray provider: user space driver for the dray RoCEv2 NIC.
  *
- * Control path through the ibv_cmd_* helpers; the data path (added with the
- * queues) writes WQEs and doorbells and reads CQEs without system calls.
+ * Control path through the ibv_cmd_* helpers (verbs.c); the data path
+ * (qp.c, cq.c) writes WQEs and doorbell records and reads CQEs in queue
+ * buffers this library allocates and the kernel pins, without system
+ * calls. The formats are those of <dray/dray_queue.h> and <dray/dray_uar.h>.
  */
 #ifndef __DRAY_H__
 #define __DRAY_H__
 
+#include <endian.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/driver.h>
+#include <ccan/array_size.h>
+#include <ccan/minmax.h>
+#include <util/udma_barrier.h>
 #include <util/util.h>
+
+#include <dray/dray_queue.h>
+#include <dray/dray_ring.h>
+#include <dray/dray_uar.h>
 
 #include "dray_abi.h"
 
@@ -21,17 +34,134 @@ struct dray_device {
 };
 
 /*
+ * QP number -> QP, for the pollers: a CQE names its QP by number only.
+ * Two levels cover the 24-bit QPN space; a second-level table is
+ * allocated when the first QP in its range is created and freed with the
+ * context.
+ */
+#define DRAY_QPN_BITS		24
+#define DRAY_QP_TABLE_SHIFT	12
+#define DRAY_QP_TABLE_SIZE	(1U << DRAY_QP_TABLE_SHIFT)
+#define DRAY_QP_TABLE_MASK	(DRAY_QP_TABLE_SIZE - 1)
+
+struct dray_qp;
+
+/* Counters for benchmarks, printed when the context is freed (DRAY_STATS). */
+struct dray_stats {
+	atomic_uint_fast64_t send_wrs;	/* WRs written to send queues */
+	atomic_uint_fast64_t recv_wrs;	/* WRs written to receive queues */
+	atomic_uint_fast64_t wakeups;	/* DRAY_IB_METHOD_KICK calls */
+	atomic_uint_fast64_t wakeup_errors;
+};
+
+/*
  * One per ibv_open_device(). Limits come from the kernel's GET_CONTEXT
- * response and are fixed for the context's lifetime.
+ * response and QUERY_DEVICE and are fixed for the context's lifetime.
  */
 struct dray_context {
 	struct verbs_context ibv_ctx;
 	/* This context's own doorbell page (UAR), never shared. */
-	void *db_page;
+	struct dray_uar *uar;
 	size_t db_page_size;
+	size_t page_size;
 	uint32_t uar_index;
 	uint32_t max_inline_data;
 	uint32_t max_sge;
+	uint32_t max_qp_wr;
+	uint32_t max_cqe;
+
+	/*
+	 * qp_table_mutex serializes inserting and removing QPs. A poller
+	 * reads the table under its CQ's lock only: removal also holds the
+	 * locks of the QP's CQs, so a QP a poller finds stays alive while
+	 * that poller holds its CQ lock.
+	 */
+	pthread_mutex_t qp_table_mutex;
+	_Atomic(struct dray_qp **) qp_table[1U << (DRAY_QPN_BITS -
+						  DRAY_QP_TABLE_SHIFT)];
+
+	bool stats_enabled;
+	struct dray_stats stats;
+};
+
+struct dray_pd {
+	struct ibv_pd ibv_pd;
+	uint32_t pdn;
+};
+
+struct dray_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t ahn;	/* for UD send WQEs (dray_sq_wqe.u.ud.ah) */
+};
+
+/*
+ * A send or receive queue: a page-aligned buffer holding a doorbell
+ * record then depth WQEs of 2^log_stride bytes, and the wr_id of every
+ * slot. Indexes are free running; the slot of index i is i & (depth - 1).
+ */
+struct dray_wq {
+	void *buf;
+	size_t buf_size;
+	struct dray_wq_db *db;
+	uint8_t *ring;
+	uint64_t *wrid;
+	uint32_t depth;
+	uint8_t log_depth;
+	uint8_t log_stride;
+	uint32_t max_sge;
+
+	/*
+	 * lock serializes posting on this queue: head, the ring slots from
+	 * tail to head, wrid[] of those slots and the producer index.
+	 */
+	pthread_spinlock_t lock;
+	uint32_t head;		/* next index to post; under lock */
+	/*
+	 * Oldest WQE not yet completed. Advanced by the poller of the
+	 * queue's CQ (under that CQ's lock) after it has read wrid[];
+	 * read by posters to tell whether the queue is full.
+	 */
+	_Atomic(uint32_t) tail;
+};
+
+struct dray_qp {
+	struct verbs_qp vqp;
+	struct dray_wq sq;
+	struct dray_wq rq;
+	uint32_t max_inline_data;
+	bool sq_sig_all;
+
+	/*
+	 * ibv_wr_*() session state, between wr_start and wr_complete or
+	 * wr_abort, under sq.lock.
+	 */
+	struct dray_sq_wqe *wr_cur;	/* WQE being built, NULL on error */
+	uint32_t wr_start_head;		/* sq.head at wr_start */
+	int wr_err;			/* first error of the session */
+};
+
+/*
+ * A completion queue: a page-aligned buffer holding a doorbell record
+ * then depth CQEs.
+ */
+struct dray_cq {
+	struct verbs_cq vcq;
+	void *buf;
+	size_t buf_size;
+	struct dray_cq_db *db;
+	struct dray_cqe *ring;
+	uint32_t depth;
+	uint32_t cqn;
+
+	/* lock protects everything below and polling the ring. */
+	pthread_spinlock_t lock;
+	uint32_t consumer;		/* next CQE to read */
+	uint32_t consumer_published;	/* last value stored in db */
+	uint32_t arm_seq;
+	/* The CQE the extended poll API is positioned on (start/next_poll). */
+	struct dray_cqe *cur_cqe;
+	/* Last QP looked up, to skip the table for runs of one QP. */
+	struct dray_qp *last_qp;
 };
 
 static inline struct dray_device *to_dray_dev(struct ibv_device *ibdev)
@@ -43,5 +173,119 @@ static inline struct dray_context *to_dray_ctx(struct ibv_context *ibctx)
 {
 	return container_of(ibctx, struct dray_context, ibv_ctx.context);
 }
+
+static inline struct dray_pd *to_dray_pd(struct ibv_pd *ibpd)
+{
+	return container_of(ibpd, struct dray_pd, ibv_pd);
+}
+
+static inline struct dray_ah *to_dray_ah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct dray_ah, ibv_ah);
+}
+
+static inline struct dray_qp *to_dray_qp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct dray_qp, vqp.qp);
+}
+
+static inline struct dray_qp *to_dray_qp_ex(struct ibv_qp_ex *ibqpx)
+{
+	return container_of(ibqpx, struct dray_qp, vqp.qp_ex);
+}
+
+static inline struct dray_cq *to_dray_cq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct dray_cq, vcq.cq);
+}
+
+static inline struct dray_cq *to_dray_cq_ex(struct ibv_cq_ex *ibcqx)
+{
+	return container_of(ibcqx, struct dray_cq, vcq.cq_ex);
+}
+
+/*
+ * Fields of queue memory that the device reads or writes concurrently
+ * are accessed as single 32-bit (or 8-bit) atomics so that the compiler
+ * neither tears, merges nor caches them. Ordering comes from the
+ * explicit barriers at the call sites.
+ */
+static inline void dray_shared_store32(__le32 *field, uint32_t val)
+{
+	atomic_store_explicit((_Atomic(uint32_t) *)field, htole32(val),
+			      memory_order_relaxed);
+}
+
+static inline uint32_t dray_shared_load32(__le32 *field)
+{
+	return le32toh(atomic_load_explicit((_Atomic(uint32_t) *)field,
+					    memory_order_relaxed));
+}
+
+/* Smallest n with 2^n >= x, for 1 <= x <= 2^31. */
+static inline unsigned int dray_order(uint32_t x)
+{
+	return x <= 1 ? 0 : 32 - __builtin_clz(x - 1);
+}
+
+/* dray.c */
+void dray_wake_engine(struct dray_context *ctx);
+
+/* verbs.c: control path */
+int dray_query_device_ex(struct ibv_context *ibctx,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size);
+int dray_query_port(struct ibv_context *ibctx, uint8_t port,
+		    struct ibv_port_attr *attr);
+struct ibv_pd *dray_alloc_pd(struct ibv_context *ibctx);
+int dray_dealloc_pd(struct ibv_pd *ibpd);
+struct ibv_mr *dray_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			   uint64_t hca_va, int access);
+int dray_dereg_mr(struct verbs_mr *vmr);
+struct ibv_cq *dray_create_cq(struct ibv_context *ibctx, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector);
+struct ibv_cq_ex *dray_create_cq_ex(struct ibv_context *ibctx,
+				    struct ibv_cq_init_attr_ex *attr);
+int dray_destroy_cq(struct ibv_cq *ibcq);
+struct ibv_qp *dray_create_qp(struct ibv_pd *ibpd,
+			      struct ibv_qp_init_attr *attr);
+struct ibv_qp *dray_create_qp_ex(struct ibv_context *ibctx,
+				 struct ibv_qp_init_attr_ex *attr);
+int dray_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask);
+int dray_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr);
+int dray_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_ah *dray_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
+int dray_destroy_ah(struct ibv_ah *ibah);
+
+/* qp.c: data path of the work queues */
+int dray_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int dray_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+void dray_qp_fill_wr_ops(struct dray_qp *qp, uint64_t send_ops_flags);
+void dray_qp_reset_indexes(struct dray_qp *qp);
+struct dray_qp *dray_qp_lookup(struct dray_context *ctx, uint32_t qpn);
+int dray_qp_table_insert(struct dray_context *ctx, struct dray_qp *qp);
+void dray_qp_table_remove(struct dray_context *ctx, struct dray_qp *qp);
+void dray_qp_table_free(struct dray_context *ctx);
+
+/* Operations of the extended send API this provider implements. */
+#define DRAY_SEND_OPS_FLAGS						\
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
+	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+/* cq.c: data path of the completion queues */
+int dray_poll_cq(struct ibv_cq *ibcq, int nwc, struct ibv_wc *wc);
+int dray_arm_cq(struct ibv_cq *ibcq, int solicited_only);
+void dray_cq_fill_poll_ops(struct dray_cq *cq, uint64_t wc_flags);
+void dray_cq_clean(struct dray_cq *cq, uint32_t qpn);
+
+/* Completion fields the extended CQ API can return (create_cq_ex). */
+#define DRAY_WC_FLAGS	IBV_WC_STANDARD_FLAGS
 
 #endif /* __DRAY_H__ */

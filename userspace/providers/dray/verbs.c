@@ -1,0 +1,736 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * dray provider: control path. Device and port queries, PDs, MRs, AHs,
+ * and the creation of CQs and QPs with the queue buffers this library
+ * allocates (page aligned, zeroed) and the kernel pins.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dray.h"
+
+/*
+ * The kernel reports fw_ver as major (bits 47:32), minor (31:16) and patch
+ * (15:0), as in struct dray_device_caps of <dray/dray_admin.h>; format it
+ * the way the kernel's own fw_ver sysfs file does.
+ */
+static void dray_format_fw_ver(char *buf, size_t len, uint64_t fw_ver)
+{
+	snprintf(buf, len, "%u.%u.%u",
+		 (unsigned int)((fw_ver >> 32) & 0xffff),
+		 (unsigned int)((fw_ver >> 16) & 0xffff),
+		 (unsigned int)(fw_ver & 0xffff));
+}
+
+int dray_query_device_ex(struct ibv_context *ibctx,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	int ret;
+
+	ret = ibv_cmd_query_device_any(ibctx, input, attr, attr_size,
+				       &resp, &resp_size);
+	if (ret)
+		return ret;
+
+	dray_format_fw_ver(attr->orig_attr.fw_ver,
+			   sizeof(attr->orig_attr.fw_ver), resp.base.fw_ver);
+	return 0;
+}
+
+int dray_query_port(struct ibv_context *ibctx, uint8_t port,
+		    struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd = {};
+
+	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
+}
+
+struct ibv_pd *dray_alloc_pd(struct ibv_context *ibctx)
+{
+	struct dray_ucmd_alloc_pd_resp resp = {};
+	struct dray_ucmd_alloc_pd cmd = {};
+	struct dray_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_alloc_pd(ibctx, &pd->ibv_pd, &cmd.ibv_cmd, sizeof(cmd),
+			       &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(verbs_get_ctx(ibctx), "ALLOC_PD failed: %s\n",
+			  strerror(err));
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+
+	pd->pdn = resp.pdn;
+	return &pd->ibv_pd;
+}
+
+int dray_dealloc_pd(struct ibv_pd *ibpd)
+{
+	struct dray_pd *pd = to_dray_pd(ibpd);
+	int err;
+
+	err = ibv_cmd_dealloc_pd(ibpd);
+	if (err) {
+		verbs_err(verbs_get_ctx(ibpd->context),
+			  "DEALLOC_PD of PD %u failed: %s\n", pd->pdn,
+			  strerror(err));
+		return err;
+	}
+
+	free(pd);
+	return 0;
+}
+
+struct ibv_mr *dray_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			   uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_reg_mr(ibpd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		verbs_err(verbs_get_ctx(ibpd->context),
+			  "REG_MR of %zu bytes failed: %s\n", length,
+			  strerror(err));
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+
+	return &vmr->ibv_mr;
+}
+
+int dray_dereg_mr(struct verbs_mr *vmr)
+{
+	int err;
+
+	err = ibv_cmd_dereg_mr(vmr);
+	if (err) {
+		verbs_err(verbs_get_ctx(vmr->ibv_mr.context),
+			  "DEREG_MR of key %#x failed: %s\n", vmr->ibv_mr.lkey,
+			  strerror(err));
+		return err;
+	}
+
+	free(vmr);
+	return 0;
+}
+
+/*
+ * A queue buffer: page aligned, a whole number of pages (the kernel pins
+ * pages), zeroed (a zero phase bit marks every CQE invalid for the first
+ * pass, and doorbell records start at 0), and kept out of fork() children
+ * so the pinned pages stay the ones the device uses.
+ */
+static int dray_queue_buf_alloc(struct dray_context *ctx, size_t bytes,
+				void **buf, size_t *buf_size)
+{
+	size_t size = align(bytes, ctx->page_size);
+	void *p;
+	int err;
+
+	err = posix_memalign(&p, ctx->page_size, size);
+	if (err)
+		return err;
+	memset(p, 0, size);
+
+	if (ibv_dontfork_range(p, size)) {
+		err = errno ? errno : ENOMEM;
+		free(p);
+		return err;
+	}
+
+	*buf = p;
+	*buf_size = size;
+	return 0;
+}
+
+static void dray_queue_buf_free(void *buf, size_t buf_size)
+{
+	ibv_dofork_range(buf, buf_size);
+	free(buf);
+}
+
+static struct ibv_cq_ex *dray_create_cq_common(struct ibv_context *ibctx,
+					       struct ibv_cq_init_attr_ex *attr)
+{
+	struct dray_context *ctx = to_dray_ctx(ibctx);
+	struct dray_ucmd_create_cq_resp resp = {};
+	struct dray_ucmd_create_cq cmd = {};
+	unsigned int log_depth;
+	struct dray_cq *cq;
+	int err;
+
+	if (!check_comp_mask(attr->comp_mask, IBV_CQ_INIT_ATTR_MASK_FLAGS)) {
+		verbs_err(&ctx->ibv_ctx,
+			  "unsupported CQ comp_mask %#x (supported %#x)\n",
+			  attr->comp_mask, IBV_CQ_INIT_ATTR_MASK_FLAGS);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* Single-threaded use is allowed; the CQ keeps its lock anyway. */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    !check_comp_mask(attr->flags, IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) {
+		verbs_err(&ctx->ibv_ctx,
+			  "unsupported CQ flags %#x (supported %#x)\n",
+			  attr->flags, IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!check_comp_mask(attr->wc_flags, DRAY_WC_FLAGS)) {
+		verbs_err(&ctx->ibv_ctx,
+			  "unsupported wc_flags %#llx (supported %#llx)\n",
+			  (unsigned long long)attr->wc_flags,
+			  (unsigned long long)DRAY_WC_FLAGS);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->cqe < 1 || attr->cqe > ctx->max_cqe ||
+	    attr->cqe >= (1U << 30)) {
+		verbs_err(&ctx->ibv_ctx, "cqe %u out of range 1..%u\n",
+			  attr->cqe, ctx->max_cqe);
+		errno = EINVAL;
+		return NULL;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	/*
+	 * Depth: the next power of two >= cqe + 1, so the ring always holds
+	 * the cqe entries asked for with one to spare.
+	 */
+	log_depth = dray_order(attr->cqe + 1);
+	cq->depth = 1U << log_depth;
+	err = dray_queue_buf_alloc(ctx, DRAY_QUEUE_HDR_SIZE +
+				   (size_t)cq->depth * DRAY_CQE_SIZE,
+				   &cq->buf, &cq->buf_size);
+	if (err)
+		goto err_free_cq;
+	cq->db = cq->buf;
+	cq->ring = (struct dray_cqe *)((uint8_t *)cq->buf +
+				       DRAY_QUEUE_HDR_SIZE);
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+
+	cmd.buf_addr = (uintptr_t)cq->buf;
+	cmd.buf_size = cq->buf_size;
+	cmd.log_depth = log_depth;
+	err = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				   0);
+	if (err) {
+		verbs_err(&ctx->ibv_ctx,
+			  "CREATE_CQ (cqe %u, log_depth %u) failed: %s\n",
+			  attr->cqe, log_depth, strerror(err));
+		goto err_free_buf;
+	}
+
+	cq->cqn = resp.cqn;
+	/* Report the real capacity. */
+	cq->vcq.cq.cqe = cq->depth - 1;
+	dray_cq_fill_poll_ops(cq, attr->wc_flags);
+
+	verbs_debug(&ctx->ibv_ctx, "CQ %u: depth %u, buffer %zu bytes\n",
+		    cq->cqn, cq->depth, cq->buf_size);
+	return &cq->vcq.cq_ex;
+
+err_free_buf:
+	pthread_spin_destroy(&cq->lock);
+	dray_queue_buf_free(cq->buf, cq->buf_size);
+err_free_cq:
+	free(cq);
+	errno = err;
+	return NULL;
+}
+
+struct ibv_cq *dray_create_cq(struct ibv_context *ibctx, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = cqe,
+		.channel = channel,
+		.comp_vector = comp_vector,
+		.wc_flags = DRAY_WC_FLAGS,
+	};
+	struct ibv_cq_ex *cqx;
+
+	if (cqe < 1) {
+		verbs_err(verbs_get_ctx(ibctx), "cqe %d out of range\n", cqe);
+		errno = EINVAL;
+		return NULL;
+	}
+
+	cqx = dray_create_cq_common(ibctx, &attr);
+	return cqx ? ibv_cq_ex_to_cq(cqx) : NULL;
+}
+
+struct ibv_cq_ex *dray_create_cq_ex(struct ibv_context *ibctx,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	return dray_create_cq_common(ibctx, attr);
+}
+
+int dray_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct dray_cq *cq = to_dray_cq(ibcq);
+	int err;
+
+	err = ibv_cmd_destroy_cq(ibcq);
+	if (err) {
+		verbs_err(verbs_get_ctx(ibcq->context),
+			  "DESTROY_CQ of CQ %u failed: %s\n", cq->cqn,
+			  strerror(err));
+		return err;
+	}
+
+	pthread_spin_destroy(&cq->lock);
+	dray_queue_buf_free(cq->buf, cq->buf_size);
+	free(cq);
+	return 0;
+}
+
+/*
+ * Send or receive queue of 2^log_depth WQEs of 2^log_stride bytes after
+ * the 64-byte doorbell record, with a wr_id per slot.
+ */
+static int dray_wq_init(struct dray_context *ctx, struct dray_wq *wq,
+			unsigned int log_depth, unsigned int log_stride)
+{
+	int err;
+
+	wq->log_depth = log_depth;
+	wq->log_stride = log_stride;
+	wq->depth = 1U << log_depth;
+
+	wq->wrid = calloc(wq->depth, sizeof(*wq->wrid));
+	if (!wq->wrid)
+		return ENOMEM;
+
+	err = dray_queue_buf_alloc(ctx, DRAY_QUEUE_HDR_SIZE +
+				   ((size_t)wq->depth << log_stride),
+				   &wq->buf, &wq->buf_size);
+	if (err) {
+		free(wq->wrid);
+		return err;
+	}
+	wq->db = wq->buf;
+	wq->ring = (uint8_t *)wq->buf + DRAY_QUEUE_HDR_SIZE;
+	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+static void dray_wq_destroy(struct dray_wq *wq)
+{
+	pthread_spin_destroy(&wq->lock);
+	dray_queue_buf_free(wq->buf, wq->buf_size);
+	free(wq->wrid);
+}
+
+#define DRAY_CREATE_QP_COMP_MASK \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+static int dray_check_qp_init_attr(struct dray_context *ctx,
+				   const struct ibv_qp_init_attr_ex *attr)
+{
+	const struct ibv_qp_cap *cap = &attr->cap;
+
+	if (attr->qp_type != IBV_QPT_RC) {
+		verbs_err(&ctx->ibv_ctx, "unsupported QP type %d\n",
+			  attr->qp_type);
+		return EOPNOTSUPP;
+	}
+	if (!check_comp_mask(attr->comp_mask, DRAY_CREATE_QP_COMP_MASK)) {
+		verbs_err(&ctx->ibv_ctx,
+			  "unsupported QP comp_mask %#x (supported %#x)\n",
+			  attr->comp_mask, DRAY_CREATE_QP_COMP_MASK);
+		return EOPNOTSUPP;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
+		verbs_err(&ctx->ibv_ctx, "QP without a PD\n");
+		return EINVAL;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    !check_comp_mask(attr->send_ops_flags, DRAY_SEND_OPS_FLAGS)) {
+		verbs_err(&ctx->ibv_ctx,
+			  "unsupported send_ops_flags %#llx (supported %#llx)\n",
+			  (unsigned long long)attr->send_ops_flags,
+			  (unsigned long long)DRAY_SEND_OPS_FLAGS);
+		return EOPNOTSUPP;
+	}
+	if (attr->srq) {
+		verbs_err(&ctx->ibv_ctx, "SRQs are not supported\n");
+		return EOPNOTSUPP;
+	}
+	if (!attr->send_cq || !attr->recv_cq) {
+		verbs_err(&ctx->ibv_ctx, "QP without a send or receive CQ\n");
+		return EINVAL;
+	}
+	if (cap->max_send_wr > ctx->max_qp_wr) {
+		verbs_err(&ctx->ibv_ctx, "max_send_wr %u > %u\n",
+			  cap->max_send_wr, ctx->max_qp_wr);
+		return EINVAL;
+	}
+	if (cap->max_recv_wr > ctx->max_qp_wr) {
+		verbs_err(&ctx->ibv_ctx, "max_recv_wr %u > %u\n",
+			  cap->max_recv_wr, ctx->max_qp_wr);
+		return EINVAL;
+	}
+	if (cap->max_send_sge > ctx->max_sge) {
+		verbs_err(&ctx->ibv_ctx, "max_send_sge %u > %u\n",
+			  cap->max_send_sge, ctx->max_sge);
+		return EINVAL;
+	}
+	if (cap->max_recv_sge > ctx->max_sge) {
+		verbs_err(&ctx->ibv_ctx, "max_recv_sge %u > %u\n",
+			  cap->max_recv_sge, ctx->max_sge);
+		return EINVAL;
+	}
+	if (cap->max_inline_data > ctx->max_inline_data) {
+		verbs_err(&ctx->ibv_ctx, "max_inline_data %u > %u\n",
+			  cap->max_inline_data, ctx->max_inline_data);
+		return EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Queue geometry from the requested capabilities (already checked
+ * against the device limits, so every value below is small):
+ *  SQ stride: power of two >= 64 + max(16 * max_send_sge, max_inline_data)
+ *  RQ stride: power of two >= 16 + 16 * max_recv_sge
+ *  depths:    power of two >= max_wr (at least 1)
+ */
+static void dray_qp_geometry(const struct ibv_qp_cap *cap,
+			     unsigned int *sq_log_depth,
+			     unsigned int *sq_log_stride,
+			     unsigned int *rq_log_depth,
+			     unsigned int *rq_log_stride)
+{
+	uint32_t sq_payload = max_t(uint32_t, DRAY_SGE_SIZE * cap->max_send_sge,
+				    cap->max_inline_data);
+
+	*sq_log_depth = dray_order(max_t(uint32_t, cap->max_send_wr, 1));
+	*sq_log_stride = dray_order(DRAY_SQ_WQE_HDR_SIZE + sq_payload);
+	*rq_log_depth = dray_order(max_t(uint32_t, cap->max_recv_wr, 1));
+	*rq_log_stride = dray_order(DRAY_RQ_WQE_HDR_SIZE +
+				    DRAY_SGE_SIZE * cap->max_recv_sge);
+}
+
+/* What the queues really hold, reported back in ibv_qp_cap. */
+static void dray_qp_real_cap(const struct dray_qp *qp, struct ibv_qp_cap *cap)
+{
+	cap->max_send_wr = qp->sq.depth;
+	cap->max_recv_wr = qp->rq.depth;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_recv_sge = qp->rq.max_sge;
+	cap->max_inline_data = qp->max_inline_data;
+}
+
+static void dray_lock_cqs(struct dray_cq *a, struct dray_cq *b)
+{
+	if (a == b) {
+		pthread_spin_lock(&a->lock);
+		return;
+	}
+	/* Address order: two callers locking one pair cannot deadlock. */
+	if ((uintptr_t)a > (uintptr_t)b) {
+		struct dray_cq *t = a;
+
+		a = b;
+		b = t;
+	}
+	pthread_spin_lock(&a->lock);
+	pthread_spin_lock(&b->lock);
+}
+
+static void dray_unlock_cqs(struct dray_cq *a, struct dray_cq *b)
+{
+	if (a != b)
+		pthread_spin_unlock(&b->lock);
+	pthread_spin_unlock(&a->lock);
+}
+
+static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
+					    struct ibv_qp_init_attr_ex *attr)
+{
+	struct dray_context *ctx = to_dray_ctx(ibctx);
+	struct dray_ucmd_create_qp_resp resp = {};
+	struct dray_ucmd_create_qp cmd = {};
+	unsigned int sq_log_depth, sq_log_stride;
+	unsigned int rq_log_depth, rq_log_stride;
+	struct dray_qp *qp;
+	uint32_t stride;
+	int err;
+
+	err = dray_check_qp_init_attr(ctx, attr);
+	if (err)
+		goto err_out;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		err = ENOMEM;
+		goto err_out;
+	}
+
+	dray_qp_geometry(&attr->cap, &sq_log_depth, &sq_log_stride,
+			 &rq_log_depth, &rq_log_stride);
+
+	err = dray_wq_init(ctx, &qp->sq, sq_log_depth, sq_log_stride);
+	if (err)
+		goto err_free_qp;
+	err = dray_wq_init(ctx, &qp->rq, rq_log_depth, rq_log_stride);
+	if (err)
+		goto err_destroy_sq;
+
+	stride = 1U << sq_log_stride;
+	qp->sq.max_sge = min_t(uint32_t, ctx->max_sge,
+			       (stride - DRAY_SQ_WQE_HDR_SIZE) / DRAY_SGE_SIZE);
+	qp->max_inline_data = min_t(uint32_t, ctx->max_inline_data,
+				    stride - DRAY_SQ_WQE_HDR_SIZE);
+	stride = 1U << rq_log_stride;
+	qp->rq.max_sge = min_t(uint32_t, ctx->max_sge,
+			       (stride - DRAY_RQ_WQE_HDR_SIZE) / DRAY_SGE_SIZE);
+	qp->sq_sig_all = attr->sq_sig_all;
+
+	cmd.sq_buf_addr = (uintptr_t)qp->sq.buf;
+	cmd.rq_buf_addr = (uintptr_t)qp->rq.buf;
+	cmd.sq_buf_size = qp->sq.buf_size;
+	cmd.rq_buf_size = qp->rq.buf_size;
+	cmd.sq_log_depth = sq_log_depth;
+	cmd.sq_log_stride = sq_log_stride;
+	cmd.rq_log_depth = rq_log_depth;
+	cmd.rq_log_stride = rq_log_stride;
+
+	/*
+	 * The kernel sees the capabilities as asked for (and checks them
+	 * against the device); the geometry is in the driver command.
+	 */
+	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibv_ctx,
+			  "CREATE_QP (SQ 2^%u x %u, RQ 2^%u x %u) failed: %s\n",
+			  sq_log_depth, 1U << sq_log_stride, rq_log_depth,
+			  1U << rq_log_stride, strerror(err));
+		goto err_destroy_rq;
+	}
+
+	if (resp.max_inline_data && resp.max_inline_data < qp->max_inline_data)
+		qp->max_inline_data = resp.max_inline_data;
+	qp->vqp.qp.state = IBV_QPS_RESET;
+
+	err = dray_qp_table_insert(ctx, qp);
+	if (err)
+		goto err_destroy_qp;
+
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		dray_qp_fill_wr_ops(qp, attr->send_ops_flags);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
+
+	dray_qp_real_cap(qp, &attr->cap);
+
+	verbs_debug(&ctx->ibv_ctx,
+		    "QP %u: SQ %u x %u bytes (%u SGEs, %u inline), RQ %u x %u bytes (%u SGEs)\n",
+		    qp->vqp.qp.qp_num, qp->sq.depth, 1U << sq_log_stride,
+		    qp->sq.max_sge, qp->max_inline_data, qp->rq.depth,
+		    1U << rq_log_stride, qp->rq.max_sge);
+	return &qp->vqp.qp;
+
+err_destroy_qp:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_destroy_rq:
+	dray_wq_destroy(&qp->rq);
+err_destroy_sq:
+	dray_wq_destroy(&qp->sq);
+err_free_qp:
+	free(qp);
+err_out:
+	errno = err;
+	return NULL;
+}
+
+struct ibv_qp *dray_create_qp(struct ibv_pd *ibpd,
+			      struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {};
+	struct ibv_qp *ibqp;
+
+	memcpy(&attr_ex, attr, sizeof(*attr));
+	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr_ex.pd = ibpd;
+
+	ibqp = dray_create_qp_common(ibpd->context, &attr_ex);
+	if (ibqp)
+		memcpy(attr, &attr_ex, sizeof(*attr));
+	return ibqp;
+}
+
+struct ibv_qp *dray_create_qp_ex(struct ibv_context *ibctx,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	return dray_create_qp_common(ibctx, attr);
+}
+
+/*
+ * Drop the CQEs of a QP that the device will not complete any more (after
+ * RESET or destroy), so that a later QP with the same number does not
+ * receive them.
+ */
+static void dray_qp_clean_cqs(struct dray_qp *qp)
+{
+	struct dray_cq *send_cq = to_dray_cq(qp->vqp.qp.send_cq);
+	struct dray_cq *recv_cq = to_dray_cq(qp->vqp.qp.recv_cq);
+
+	dray_lock_cqs(send_cq, recv_cq);
+	dray_cq_clean(send_cq, qp->vqp.qp.qp_num);
+	if (recv_cq != send_cq)
+		dray_cq_clean(recv_cq, qp->vqp.qp.qp_num);
+	dray_unlock_cqs(send_cq, recv_cq);
+}
+
+int dray_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask)
+{
+	struct dray_qp *qp = to_dray_qp(ibqp);
+	struct ibv_modify_qp cmd = {};
+	int err;
+
+	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err) {
+		verbs_err(verbs_get_ctx(ibqp->context),
+			  "MODIFY_QP of QP %u (mask %#x) failed: %s\n",
+			  ibqp->qp_num, attr_mask, strerror(err));
+		return err;
+	}
+
+	/*
+	 * In RESET the device has forgotten the queues' contents and
+	 * starts again at index 0: so does the provider.
+	 */
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
+		dray_qp_clean_cqs(qp);
+		dray_qp_reset_indexes(qp);
+	}
+	return 0;
+}
+
+int dray_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct dray_qp *qp = to_dray_qp(ibqp);
+	struct ibv_query_qp cmd = {};
+	int err;
+
+	err = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+			       sizeof(cmd));
+	if (err)
+		return err;
+
+	dray_qp_real_cap(qp, &attr->cap);
+	dray_qp_real_cap(qp, &init_attr->cap);
+	return 0;
+}
+
+int dray_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct dray_context *ctx = to_dray_ctx(ibqp->context);
+	struct dray_qp *qp = to_dray_qp(ibqp);
+	struct dray_cq *send_cq = to_dray_cq(ibqp->send_cq);
+	struct dray_cq *recv_cq = to_dray_cq(ibqp->recv_cq);
+	int err;
+
+	err = ibv_cmd_destroy_qp(ibqp);
+	if (err) {
+		verbs_err(&ctx->ibv_ctx, "DESTROY_QP of QP %u failed: %s\n",
+			  ibqp->qp_num, strerror(err));
+		return err;
+	}
+
+	/*
+	 * The device writes no more CQEs for the QP. Unlink it and drop
+	 * its CQEs under the CQ locks, so no poller holds it any more.
+	 */
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	dray_lock_cqs(send_cq, recv_cq);
+	dray_qp_table_remove(ctx, qp);
+	dray_cq_clean(send_cq, ibqp->qp_num);
+	if (recv_cq != send_cq)
+		dray_cq_clean(recv_cq, ibqp->qp_num);
+	dray_unlock_cqs(send_cq, recv_cq);
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+
+	dray_wq_destroy(&qp->rq);
+	dray_wq_destroy(&qp->sq);
+	free(qp);
+	return 0;
+}
+
+struct ibv_ah *dray_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
+{
+	struct dray_ucmd_create_ah_resp resp = {};
+	struct dray_ah *ah;
+	int err;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_create_ah(ibpd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		verbs_err(verbs_get_ctx(ibpd->context),
+			  "CREATE_AH failed: %s\n", strerror(err));
+		free(ah);
+		errno = err;
+		return NULL;
+	}
+
+	ah->ahn = resp.ahn;
+	return &ah->ibv_ah;
+}
+
+int dray_destroy_ah(struct ibv_ah *ibah)
+{
+	struct dray_ah *ah = to_dray_ah(ibah);
+	int err;
+
+	err = ibv_cmd_destroy_ah(ibah);
+	if (err) {
+		verbs_err(verbs_get_ctx(ibah->context),
+			  "DESTROY_AH of AH %u failed: %s\n", ah->ahn,
+			  strerror(err));
+		return err;
+	}
+
+	free(ah);
+	return 0;
+}
