@@ -43,16 +43,21 @@ find_deb() {
 deb=$(find_deb || true)
 if [[ -z $deb ]]; then
 	note "downloading linux-image-$kver"
-	tmp=$(mktemp -d "$DRAY_CACHE/debs/.dl.XXXXXX")
-	# apt drops privileges to _apt for downloads; let it write there.
+	# apt downloads as user _apt: use a directory it can reach (the cache
+	# may sit in a private home), then move the file in.
+	tmp=$(mktemp -d)
+	chmod 0755 "$tmp"
 	if [[ $EUID -eq 0 ]] && id _apt >/dev/null 2>&1; then
 		chown _apt "$tmp"
 	fi
-	(cd "$tmp" && apt-get download -q "linux-image-$kver") ||
+	(cd "$tmp" && apt-get download -q "linux-image-$kver" >&2) ||
 		{ rm -rf "$tmp"; die "apt-get download linux-image-$kver failed"; }
-	mv "$tmp"/linux-image-"$kver"_*.deb "$DRAY_CACHE/debs/"
+	for f in "$tmp"/linux-image-"$kver"_*.deb; do
+		cp "$f" "$DRAY_CACHE/debs/.partial"
+		mv "$DRAY_CACHE/debs/.partial" "$DRAY_CACHE/debs/${f##*/}"
+	done
 	rm -rf "$tmp"
-	deb=$(find_deb)
+	deb=$(find_deb) || die "apt-get download linux-image-$kver fetched nothing"
 fi
 
 # --- 2. unpacked tree (+ modules.dep, which the package does not ship) ------
@@ -218,5 +223,6 @@ env_text="KVER=$kver
 VMLINUX=$vmlinux
 INITRAMFS=$initramfs
 MODULES=$moddir"
-echo "$env_text" >"$kdir/vm.env"
+[[ -f $kdir/vm.env && $(<"$kdir/vm.env") == "$env_text" ]] ||
+	echo "$env_text" >"$kdir/vm.env"
 echo "$env_text"

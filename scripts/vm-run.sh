@@ -14,13 +14,15 @@ usage() {
 usage: ${0##*/} [options] -- CMD [ARGS...]
 
 Run CMD with ARGS (exec'd as given, looked up in PATH; use sh -c '...' for
-shell syntax) in a VM, in the current directory, stdin /dev/null.
+shell syntax) in a VM, in the current directory, stdin /dev/null. The guest
+sees the host's files read-only with a tmpfs overlay (writes are lost), but
+its /tmp, /run and /dev/shm are its own.
 Exit status: CMD's; 124 on timeout; 125 if the VM died without a status.
 A kernel oops/BUG/WARNING/lockdep/hung-task/RCU-stall/panic fails the run
 (CMD's status if non-zero, else 1).
 
   --module FILE.ko     install FILE.ko under updates/ (repeatable), depmod'ed
-  --timeout SECS       kill the VM after SECS, exit 124 (default 900)
+  --timeout SECS       kill the VM SECS after its start, exit 124 (default 900)
   --log FILE           kernel console log (default build/vm/console.log)
   --smp N              vCPUs (default 2)
   --mem MIB            memory (default 2048)
@@ -29,8 +31,9 @@ A kernel oops/BUG/WARNING/lockdep/hung-task/RCU-stall/panic fails the run
   --quiet              no "vm: boot-to-command" line
 
 Environment: DRAY_VM_ACCEL=tcg|kvm forces the accelerator (default: KVM if a
-cached probe says it boots, else TCG); DRAY_VM_KEEP=1 keeps the run directory;
-all DRAY_* variables are passed to CMD.
+cached probe says it boots, else TCG); DRAY_VM_APPEND adds kernel parameters;
+DRAY_VM_KEEP=1 keeps the run directory (build/vm/runs/); all DRAY_* variables
+are passed to CMD.
 EOF
 }
 
@@ -39,7 +42,7 @@ here=$(dirname "${BASH_SOURCE[0]}")
 . "$here/vm/lib.sh"
 
 # --- options ------------------------------------------------------------------
-modules=() timeout=900 log= smp=2 mem=2048 net= mac= quiet=
+modules=() timeout=900 log='' smp=2 mem=2048 net='' mac='' quiet=''
 need_arg() {
 	[[ $# -ge 2 ]] || { usage >&2; die "$1 needs an argument"; }
 }
@@ -76,13 +79,13 @@ for m in ${modules[@]+"${modules[@]}"}; do
 	[[ $m == *.ko && -f $m ]] || die "--module $m: not a .ko file"
 done
 
-qemu=qemu-system-x86_64
+qemu="qemu-system-x86_64"
 command -v "$qemu" >/dev/null || die "$qemu not found (scripts/install-deps.sh)"
 qboot=/usr/share/qemu/qboot.rom
 [[ -f $qboot ]] || die "$qboot not found"
 
 # --- kernel, initramfs ----------------------------------------------------------
-KVER= VMLINUX= INITRAMFS= MODULES=
+KVER='' VMLINUX='' INITRAMFS='' MODULES=''
 while IFS='=' read -r k v; do
 	case $k in
 	KVER) KVER=$v ;;
@@ -106,6 +109,7 @@ stage_modules() {
 	local key dir tmp m f
 	key=$({
 		echo "$MODULES"
+		stat -c %Y "$MODULES/modules.dep"
 		for m in ${modules[@]+"${modules[@]}"}; do
 			echo "${m##*/} $(sha256sum <"$m")"
 		done
@@ -113,6 +117,7 @@ stage_modules() {
 	dir=$vmdir/modules/$key
 	if [[ ! -f $dir/.done ]]; then
 		tmp=$(mktemp -d "$vmdir/modules/.tmp.XXXXXX")
+		chmod 0755 "$tmp"
 		m=$tmp/lib/modules/$KVER
 		mkdir -p "$m/updates"
 		for f in kernel modules.order modules.builtin modules.builtin.modinfo; do
@@ -138,7 +143,10 @@ stage_modules() {
 stage_modules
 
 # --- accelerator ------------------------------------------------------------------
+# pci=noacpi: no ACPI interrupt-link evaluation (slow under TCG), virtio
+# uses MSI-X; cryptomgr.notests: skip the crypto self-tests at boot.
 base_cmdline="console=ttyS0 loglevel=7 panic=-1 mitigations=off 8250.nr_uarts=1"
+base_cmdline+=" pci=noacpi cryptomgr.notests=1"
 
 probe_kvm() {
 	local tmp verdict=tcg
@@ -184,7 +192,12 @@ if [[ -z $log ]]; then
 	log=$vmdir/console.log
 	exec {logfd}>"$vmdir/console.log.lock"
 	# Held by a concurrent run: do not clobber its log.
-	flock -n "$logfd" || log=$vmdir/console-${run##*.}.log
+	if ! flock -n "$logfd"; then
+		log=$vmdir/console-${run##*.}.log
+		# Keep the 10 newest of these.
+		find "$vmdir" -maxdepth 1 -name 'console-*.log' -printf '%T@ %p\n' |
+			sort -rn | tail -n +10 | cut -d' ' -f2- | xargs -r rm -f
+	fi
 fi
 mkdir -p "$(dirname "$log")"
 log=$(realpath "$log")
@@ -192,10 +205,24 @@ log=$(realpath "$log")
 quote() {
 	printf "'%s'" "${1//\'/\'\\\'\'}"
 }
+# Host directories the guest's fresh /tmp and /run would hide.
+keep_paths() {
+	local p q out=()
+	for p in "$@"; do
+		p=$(realpath -m "$p")
+		[[ $p == /tmp/* || $p == /run/* ]] || continue
+		for q in ${out[@]+"${out[@]}"}; do
+			[[ $p != "$q" && $p != "$q"/* ]] || continue 2
+		done
+		out+=("$p")
+	done
+	[[ ${#out[@]} -eq 0 ]] || printf '%s\n' "${out[@]}"
+}
 {
 	echo "vm_modules=$(quote "$staged")"
 	echo "vm_cwd=$(quote "$PWD")"
 	echo "vm_hostname=dray-vm"
+	echo "vm_keep=$(quote "$(keep_paths "$DRAY_REPO" "$DRAY_CACHE" "$PWD")")"
 } >"$share/config"
 while read -r v; do
 	echo "export $v=$(quote "${!v}")"
@@ -215,6 +242,7 @@ qpath() { # QEMU option values escape commas by doubling them
 cmdline="$base_cmdline${DRAY_VM_APPEND:+ $DRAY_VM_APPEND}"
 [[ -z $net ]] || cmdline+=" dray.net=1"
 if [[ $accel == kvm ]]; then cpu=host; else cpu=max; fi
+# shellcheck disable=SC2054 # commas are QEMU's
 qemu_args=(
 	-nodefaults -no-user-config -display none -no-reboot
 	-machine pc -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
@@ -241,7 +269,8 @@ if [[ -n $net ]]; then
 fi
 
 pids=()
-qemu_pid=
+qemu_pid=''
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	local p
 	[[ -z $qemu_pid ]] || kill "$qemu_pid" 2>/dev/null || :
@@ -269,7 +298,7 @@ timeout -k 5 "$timeout" "$qemu" "${qemu_args[@]}" </dev/null >&2 &
 qemu_pid=$!
 qrc=0
 wait "$qemu_pid" || qrc=$?
-qemu_pid=
+qemu_pid=''
 
 # Unblock readers whose FIFO QEMU never opened, then let them drain.
 for f in stdout stderr ctl; do
@@ -282,8 +311,9 @@ done
 pids=()
 
 # --- verdict ------------------------------------------------------------------------
-status=
+status=''
 [[ ! -s $share/status ]] || status=$(<"$share/status")
+[[ $status =~ ^[0-9]+$ ]] || status=''
 taint=0
 [[ ! -s $share/taint ]] || taint=$(<"$share/taint")
 

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
 # Shared helpers for the dray scripts; sourced, never run.
+# shellcheck disable=SC2034 # the variables are used by the sourcing scripts
 
 # Repository root, from the location of this file (scripts/vm/lib.sh).
 DRAY_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
