@@ -225,7 +225,11 @@ static struct rdma_link_ops dray_link_ops = {
 
 static int __init dray_init(void)
 {
-	dray_wq = alloc_workqueue("dray", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	/*
+	 * Not WQ_MEM_RECLAIM: unregistering flushes ib_core's workqueues,
+	 * which are not reclaim-safe either.
+	 */
+	dray_wq = alloc_workqueue("dray", WQ_UNBOUND, 0);
 	if (!dray_wq)
 		return -ENOMEM;
 	rdma_link_register(&dray_link_ops);
