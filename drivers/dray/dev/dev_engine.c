@@ -137,14 +137,20 @@ static bool engine_qp(struct dray_hw *hw, struct dray_hw_qp *qp)
 	if (qp->state == DRAY_QPS_ERR)
 		return true;
 
+	if (qp->state == DRAY_QPS_INIT)
+		return work;
+
 	if (qp_deadline_due(qp, jiffies)) {
 		qp->deadline = 0;
 		dray_xport_timer(hw, qp);
 		work = true;
 	}
-	if ((qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQD) &&
-	    (dray_hw_sq_pending(qp) || !dray_xport_sq_idle(qp)))
+	/* RTR too: the responder sends ACKs and READ responses. */
+	if (qp->state == DRAY_QPS_RTR || qp->state == DRAY_QPS_RTS ||
+	    qp->state == DRAY_QPS_SQD)
 		dray_xport_send(hw, qp);
+	/* The transport may have started WQEs here or on a frame. */
+	work |= dray_hw_sq_publish(hw, qp);
 	if (qp->state == DRAY_QPS_SQD && qp->sq_draining &&
 	    dray_xport_sq_idle(qp)) {
 		qp->sq_draining = false;

@@ -497,6 +497,7 @@ static void qp_reset(struct dray_hw *hw, struct dray_hw_qp *qp)
 	qp->sq.fetched = 0;
 	qp->sq.completed = 0;
 	qp->sq.posted = 0;
+	qp->sq.db_consumer = 0;
 	qp->rq.fetched = 0;
 	qp->rq.completed = 0;
 	qp->rq.posted = 0;
@@ -1168,9 +1169,7 @@ int dray_hw_sq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp, u32 index,
 		     struct dray_hw_swqe *wqe)
 {
 	struct dray_hw_wq *sq = &qp->sq;
-	bool fresh = false;
 	const u8 *slot;
-	int status;
 
 	lockdep_assert_held(&hw->engine.lock);
 
@@ -1180,13 +1179,12 @@ int dray_hw_sq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp, u32 index,
 	wqe->length = 0;
 	wqe->inline_data = NULL;
 
-	if (index == sq->fetched && dray_hw_sq_pending(qp)) {
-		fresh = true;
-	} else if (index - sq->completed >= sq->fetched - sq->completed ||
-		   qp->state == DRAY_QPS_ERR || qp->state == DRAY_QPS_RESET) {
+	/* Only a posted, not completed WQE: [completed, posted). */
+	if (index - sq->completed >= sq->posted - sq->completed ||
+	    qp->state == DRAY_QPS_ERR || qp->state == DRAY_QPS_RESET) {
 		memset(&wqe->hdr, 0, sizeof(wqe->hdr));
-		qp_warn_rl(hw, qp, "transport fetched SQ WQE %u (completed %u, fetched %u)\n",
-			   index, sq->completed, sq->fetched);
+		qp_warn_rl(hw, qp, "transport fetched SQ WQE %u (completed %u, posted %u)\n",
+			   index, sq->completed, sq->posted);
 		return swqe_fail(wqe, DRAY_CQE_ST_GENERAL_ERR,
 				 DRAY_HW_VERR_WQE_INDEX);
 	}
@@ -1196,23 +1194,35 @@ int dray_hw_sq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp, u32 index,
 	memcpy(&wqe->hdr, slot, sizeof(wqe->hdr));
 
 	if (!sq_opcode_valid(qp->type, wqe->hdr.opcode))
-		status = swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
-				   DRAY_HW_VERR_WQE_OPCODE);
-	else if (wqe->hdr.flags & ~(DRAY_WQE_F_SIGNALED | DRAY_WQE_F_SOLICITED |
-				    DRAY_WQE_F_FENCE | DRAY_WQE_F_INLINE))
-		status = swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
-				   DRAY_HW_VERR_WQE_FLAGS);
-	else if (wqe->hdr.flags & DRAY_WQE_F_INLINE)
-		status = swqe_inline(qp, wqe, slot);
-	else
-		status = swqe_sgl(hw, qp, wqe, slot);
+		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
+				 DRAY_HW_VERR_WQE_OPCODE);
+	if (wqe->hdr.flags & ~(DRAY_WQE_F_SIGNALED | DRAY_WQE_F_SOLICITED |
+			       DRAY_WQE_F_FENCE | DRAY_WQE_F_INLINE))
+		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
+				 DRAY_HW_VERR_WQE_FLAGS);
+	if (wqe->hdr.flags & DRAY_WQE_F_INLINE)
+		return swqe_inline(qp, wqe, slot);
+	return swqe_sgl(hw, qp, wqe, slot);
+}
 
-	if (fresh) {
-		/* Whatever the verdict, the WQE is taken. */
-		sq->fetched++;
-		WRITE_ONCE(sq->db->consumer, cpu_to_le32(sq->fetched));
+bool dray_hw_sq_publish(struct dray_hw *hw, struct dray_hw_qp *qp)
+{
+	struct dray_hw_wq *sq = &qp->sq;
+
+	lockdep_assert_held(&hw->engine.lock);
+
+	if (sq->fetched == sq->db_consumer)
+		return false;
+	if (sq->fetched - sq->completed > sq->posted - sq->completed) {
+		qp_warn_rl(hw, qp, "SQ fetch index %u outside %u..%u\n",
+			   sq->fetched, sq->completed, sq->posted);
+		dray_hw_qp_error(hw, qp, DRAY_EQE_QP_FATAL,
+				 DRAY_HW_VERR_WQE_INDEX);
+		return true;
 	}
-	return status;
+	sq->db_consumer = sq->fetched;
+	WRITE_ONCE(sq->db->consumer, cpu_to_le32(sq->fetched));
+	return true;
 }
 
 int dray_hw_rq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp,
@@ -1367,8 +1377,10 @@ static bool wq_flush(struct dray_hw *hw, struct dray_hw_qp *qp,
 		work = true;
 	}
 	wq->fetched = wq->completed;
-	if (work)
+	if (work || wq->db_consumer != wq->fetched) {
+		wq->db_consumer = wq->fetched;
 		WRITE_ONCE(wq->db->consumer, cpu_to_le32(wq->fetched));
+	}
 	return work;
 }
 

@@ -24,6 +24,22 @@
  * reads the user-writable record itself. The device may read an SQ WQE
  * again until it is completed (dray_queue.h: software does not reuse a
  * slot before that); whatever it reads is validated again.
+ *
+ * Who moves what: the engine moves posted; the transport moves
+ * sq.fetched (when it starts a WQE: dray_hw_sq_fetch() only reads) and
+ * completes through dray_hw_sq_complete()/dray_hw_rq_complete(), which
+ * move completed; dray_hw_rq_fetch() moves rq.fetched. After the
+ * transport ran, the engine checks sq.fetched and publishes it as the
+ * doorbell record's consumer index.
+ *
+ * Engine calls into the transport, per pass: dray_xport_rx() for queued
+ * frames; then for each QP not in RESET, ERR or INIT: dray_xport_timer()
+ * if its deadline is due, and dray_xport_send() if the QP is in RTR, RTS
+ * or SQD (every pass: the transport returns at once if it has nothing to
+ * do). The engine sleeps only after passes that changed nothing it can
+ * see (no frame, no doorbell move, no due deadline, no kick): a
+ * transport with work left keeps it awake with a deadline at or before
+ * jiffies, or with dray_hw_engine_kick().
  */
 #ifndef DRAY_DEV_QP_H
 #define DRAY_DEV_QP_H
@@ -46,25 +62,25 @@ struct dray_uar;
 
 /*
  * Device detail for an error (dray_cqe.vendor_err, and data1 of a QP
- * error event). 0x01..0x3f: object/engine layer; 0x40..: transport.
+ * error event): 0x80 and up come from the object/engine layer; values
+ * below 0x80 belong to the transport (dev_xport.h).
  */
 enum dray_hw_vendor_err {
 	DRAY_HW_VERR_NONE		= 0x00,
-	DRAY_HW_VERR_SQ_DOORBELL	= 0x01,	/* SQ producer index invalid */
-	DRAY_HW_VERR_RQ_DOORBELL	= 0x02,	/* RQ producer index invalid */
-	DRAY_HW_VERR_CQ_ERROR		= 0x03,	/* CQ overflow, CQE lost */
-	DRAY_HW_VERR_WQE_OPCODE		= 0x04,	/* opcode invalid for QP */
-	DRAY_HW_VERR_WQE_FLAGS		= 0x05,	/* unknown WQE flag */
-	DRAY_HW_VERR_WQE_SGE_COUNT	= 0x06,	/* num_sge over max/stride */
-	DRAY_HW_VERR_WQE_INLINE		= 0x07,	/* inline misused/too long */
-	DRAY_HW_VERR_WQE_LENGTH		= 0x08,	/* message over max size */
-	DRAY_HW_VERR_LKEY		= 0x09,	/* lkey unknown */
-	DRAY_HW_VERR_LKEY_PD		= 0x0a,	/* lkey of another PD */
-	DRAY_HW_VERR_LKEY_ACCESS	= 0x0b,	/* MR lacks LOCAL_WRITE */
-	DRAY_HW_VERR_LKEY_RANGE		= 0x0c,	/* SGE outside its MR */
-	DRAY_HW_VERR_ATOMIC_SGE		= 0x0d,	/* atomic needs one 8 B SGE */
-	DRAY_HW_VERR_WQE_INDEX		= 0x0e,	/* transport asked a bad index */
-	DRAY_HW_VERR_TRANSPORT		= 0x40,	/* first transport code */
+	DRAY_HW_VERR_SQ_DOORBELL	= 0x80,	/* SQ producer index invalid */
+	DRAY_HW_VERR_RQ_DOORBELL	= 0x81,	/* RQ producer index invalid */
+	DRAY_HW_VERR_CQ_ERROR		= 0x82,	/* CQ overflow, CQE lost */
+	DRAY_HW_VERR_WQE_OPCODE		= 0x83,	/* opcode invalid for QP */
+	DRAY_HW_VERR_WQE_FLAGS		= 0x84,	/* unknown WQE flag */
+	DRAY_HW_VERR_WQE_SGE_COUNT	= 0x85,	/* num_sge over max/stride */
+	DRAY_HW_VERR_WQE_INLINE		= 0x86,	/* inline misused/too long */
+	DRAY_HW_VERR_WQE_LENGTH		= 0x87,	/* message over max size */
+	DRAY_HW_VERR_LKEY		= 0x88,	/* lkey unknown */
+	DRAY_HW_VERR_LKEY_PD		= 0x89,	/* lkey of another PD */
+	DRAY_HW_VERR_LKEY_ACCESS	= 0x8a,	/* MR lacks LOCAL_WRITE */
+	DRAY_HW_VERR_LKEY_RANGE		= 0x8b,	/* SGE outside its MR */
+	DRAY_HW_VERR_ATOMIC_SGE		= 0x8c,	/* atomic needs one 8 B SGE */
+	DRAY_HW_VERR_WQE_INDEX		= 0x8d,	/* transport: bad WQE index */
 };
 
 /* DRAY_REG_ENGINE_KICK: [15:0] is the UAR index; the rest is ignored. */
@@ -128,6 +144,7 @@ struct dray_hw_wq {
 	u32			fetched;	/* next WQE index to fetch */
 	u32			completed;	/* next WQE index to complete */
 	u32			posted;		/* validated producer index */
+	u32			db_consumer;	/* last consumer index published */
 };
 
 /* A send WQE copied out of the ring and validated (dray_hw_sq_fetch). */
@@ -327,11 +344,12 @@ u32 dray_hw_sq_pending(struct dray_hw_qp *qp);
  * Copy SQ WQE @index out of the ring and validate it for the QP's type.
  * Returns 0 or a DRAY_CQE_ST_* status to complete the WQE with (then
  * wqe->vendor_err tells why; wqe->index and wqe->hdr are always set).
- * @index == sq.fetched (RTS, dray_hw_sq_pending() > 0) takes a new WQE
- * and advances sq.fetched, whatever the result; an index in
- * [sq.completed, sq.fetched) reads a WQE again (retransmission); any
- * other index is refused with GENERAL_ERR / DRAY_HW_VERR_WQE_INDEX.
- * The WQE is copied out of the ring once and only the copy is used.
+ * @index may be any posted, not completed WQE ([sq.completed, posted));
+ * any other index (or a QP in RESET or ERR) is refused with GENERAL_ERR
+ * and DRAY_HW_VERR_WQE_INDEX. Nothing moves: the transport advances
+ * qp->sq.fetched itself when it starts the WQE, and may read the same
+ * WQE again (a WQE that had to wait, a retransmission). The WQE is copied
+ * out of the ring once per call and only the copy is used.
  */
 int dray_hw_sq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp, u32 index,
 		     struct dray_hw_swqe *wqe);
@@ -389,6 +407,12 @@ void dray_hw_qp_event(struct dray_hw *hw, struct dray_hw_qp *qp, u8 event);
 bool dray_hw_wq_poll(struct dray_hw *hw, struct dray_hw_qp *qp,
 		     struct dray_hw_wq *wq);
 bool dray_hw_qp_flush(struct dray_hw *hw, struct dray_hw_qp *qp);
+/*
+ * dray_hw_sq_publish(): check the sq.fetched the transport set (a value
+ * outside [completed, posted] moves the QP to ERR) and write it to the
+ * doorbell record's consumer index if it changed; true if it did.
+ */
+bool dray_hw_sq_publish(struct dray_hw *hw, struct dray_hw_qp *qp);
 
 /*
  * dev_engine.c
