@@ -307,8 +307,17 @@ struct dray_path {
 	__u8	reserved2[2];
 };
 
-/* MODIFY_QP / QUERY_QP attr_mask bits; IBTA (ib_qp_attr_mask) order. */
+/*
+ * MODIFY_QP / QUERY_QP attr_mask bits; IBTA (ib_qp_attr_mask) order.
+ * PKEY_INDEX and PORT have no field: the device has one port (1) and one
+ * P_Key (index 0); the bits take part in the state machine's required and
+ * optional attribute rules only. Unlisted bits are refused (QP_ATTR).
+ */
 #define DRAY_QP_ATTR_STATE		(1U << 0)
+/* MODIFY_QP only: the transition applies only if cur_state is the state. */
+#define DRAY_QP_ATTR_CUR_STATE		0x00000002U
+/* Accepted on RTS->SQD; the device always raises DRAY_EQE_SQ_DRAINED. */
+#define DRAY_QP_ATTR_EN_SQD_ASYNC_NOTIFY 0x00000004U
 #define DRAY_QP_ATTR_ACCESS_FLAGS	(1U << 3)
 #define DRAY_QP_ATTR_PKEY_INDEX		(1U << 4)
 #define DRAY_QP_ATTR_PORT		(1U << 5)
@@ -329,7 +338,7 @@ struct dray_path {
 struct dray_qp_attr {
 	__le32	attr_mask;
 	__u8	state;		/* enum dray_qp_state */
-	__u8	cur_state;	/* QUERY_QP only */
+	__u8	cur_state;	/* QUERY_QP; MODIFY_QP with ATTR_CUR_STATE */
 	__u8	path_mtu;	/* enum dray_mtu */
 	__u8	timeout;	/* local ACK timeout 4.096 us * 2^timeout; 0 = none */
 	__u8	retry_cnt;	/* 0..7 */

@@ -15,10 +15,22 @@
  *  - SQ/RQ: write the WQE, then a write barrier, then store the new
  *    producer index into the record. Then a full barrier, then read the
  *    UAR's NEED_WAKEUP flag; if set, make one wake-up call.
+ *  - SQ/RQ: a WQE slot belongs to the device from the producer index
+ *    store until the WQE is completed (its own CQE, or a later signaled
+ *    CQE of the same queue); the device may read a send WQE more than
+ *    once (retransmission). The doorbell's consumer index only says how
+ *    far the device has fetched.
  *  - CQ: a CQE is valid when its phase bit equals dray_ring_phase() of the
  *    consumer index; read barrier after seeing it, before reading the
  *    rest. Store the consumer index after consuming.
- * The device writes a CQE's body before its flags byte.
+ *  - CQ arming: write arm_flags, then a write barrier, then bump
+ *    arm_seq; then a full barrier and poll the CQ once more. The device
+ *    raises one DRAY_EQE_COMPLETION for the first CQE it writes after
+ *    seeing a new arm_seq that matches the arm: any CQE, or with
+ *    DRAY_CQ_ARM_SOLICITED a CQE with DRAY_CQE_F_SOLICITED or an error
+ *    status.
+ * The device writes a CQE's body before its flags byte, and the producer
+ * index in the CQ's doorbell record after the CQE.
  */
 #ifndef DRAY_QUEUE_H
 #define DRAY_QUEUE_H

@@ -45,6 +45,12 @@
 
 #define DRAY_ROCE_V2_PORT	4791
 
+/*
+ * The object layer and queue engine (dev_qp.h) use the limits above, and
+ * struct dray_hw embeds the engine: include it here, after the limits.
+ */
+#include "dev_qp.h"
+
 struct dray_hw_eq {
 	bool		valid;
 	u8		vector;
@@ -124,7 +130,24 @@ struct dray_hw {
 	u8			mac[ETH_ALEN];
 	u8			node_guid[8];
 	atomic64_t		rx_roce_no_qp;
+
+	/* PDs, MRs, CQs, QPs, AHs and the data path (dev_qp.h). */
+	struct dray_hw_engine	engine;
 };
+
+/* Outcome of one admin command; what its completion entry reports. */
+struct dray_aq_result {
+	u8	status;		/* enum dray_aq_status */
+	u32	syndrome;	/* enum dray_aq_syndrome */
+	u64	result;
+};
+
+static inline void dray_aq_fail(struct dray_aq_result *res, u8 status,
+				u32 syndrome)
+{
+	res->status = status;
+	res->syndrome = syndrome;
+}
 
 /* dev_main.c */
 void *dray_hw_dma_va(struct dray_hw *hw, u64 addr, size_t len);

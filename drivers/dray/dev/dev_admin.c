@@ -13,21 +13,9 @@
 
 #include "dev.h"
 
-struct dray_aq_result {
-	u8	status;
-	u32	syndrome;
-	u64	result;
-};
-
 static bool all_zero(const void *p, size_t len)
 {
 	return !memchr_inv(p, 0, len);
-}
-
-static void aq_fail(struct dray_aq_result *res, u8 status, u32 syndrome)
-{
-	res->status = status;
-	res->syndrome = syndrome;
 }
 
 /* Copy an output structure to the host buffer a query command names. */
@@ -39,13 +27,13 @@ static void aq_write_out(struct dray_hw *hw, const struct dray_cmd_query *cmd,
 	void *dst;
 
 	if (!len) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_OUT_LEN);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_OUT_LEN);
 		return;
 	}
 	len = min_t(u32, len, size);
 	dst = dray_hw_dma_va(hw, le64_to_cpu(cmd->out_addr), len);
 	if (!dst) {
-		aq_fail(res, DRAY_AQ_STS_DMA_ERROR, DRAY_AQ_SYN_OUT_ADDR);
+		dray_aq_fail(res, DRAY_AQ_STS_DMA_ERROR, DRAY_AQ_SYN_OUT_ADDR);
 		return;
 	}
 	memcpy(dst, out, len);
@@ -61,7 +49,7 @@ static void aq_query_device(struct dray_hw *hw, const struct dray_aq_entry *e,
 	if (cmd->port || !all_zero(cmd->reserved, sizeof(cmd->reserved)) ||
 	    !all_zero(e->u.raw + sizeof(*cmd),
 			 DRAY_AQ_PAYLOAD_SIZE - sizeof(*cmd))) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
 		return;
 	}
 
@@ -102,11 +90,11 @@ static void aq_query_port(struct dray_hw *hw, const struct dray_aq_entry *e,
 	struct dray_port_attr attr = {};
 
 	if (!all_zero(cmd->reserved, sizeof(cmd->reserved))) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
 		return;
 	}
 	if (cmd->port != 1) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_PORT);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_PORT);
 		return;
 	}
 	dray_hw_port_query(hw, &attr);
@@ -120,15 +108,15 @@ static void aq_set_gid(struct dray_hw *hw, const struct dray_aq_entry *e,
 	u32 index = le32_to_cpu(cmd->index);
 
 	if (!all_zero(cmd->reserved, sizeof(cmd->reserved))) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
 		return;
 	}
 	if (index >= DRAY_HW_GID_TBL_LEN) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_GID_INDEX);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_GID_INDEX);
 		return;
 	}
 	if (cmd->type != DRAY_GID_TYPE_ROCE_V2) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_GID_TYPE);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_GID_TYPE);
 		return;
 	}
 
@@ -145,11 +133,11 @@ static void aq_del_gid(struct dray_hw *hw, const struct dray_aq_entry *e,
 	u32 index = le32_to_cpu(cmd->index);
 
 	if (cmd->reserved) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
 		return;
 	}
 	if (index >= DRAY_HW_GID_TBL_LEN) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_GID_INDEX);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_GID_INDEX);
 		return;
 	}
 
@@ -157,7 +145,7 @@ static void aq_del_gid(struct dray_hw *hw, const struct dray_aq_entry *e,
 	if (hw->gids[index].valid)
 		hw->gids[index].valid = false;
 	else
-		aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_GID_INDEX);
+		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_GID_INDEX);
 	spin_unlock_bh(&hw->obj_lock);
 }
 
@@ -169,7 +157,7 @@ static void aq_create_eq(struct dray_hw *hw, const struct dray_aq_entry *e,
 
 	status = dray_hw_eq_create(hw, &e->u.create_eq, &eqn, &syndrome);
 	if (status)
-		aq_fail(res, status, syndrome);
+		dray_aq_fail(res, status, syndrome);
 	else
 		res->result = eqn;
 }
@@ -181,12 +169,17 @@ static void aq_destroy_eq(struct dray_hw *hw, const struct dray_aq_entry *e,
 	int status;
 
 	if (cmd->reserved) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return;
+	}
+	/* A CQ still raising its events there keeps the EQ. */
+	if (dray_hw_eq_in_use(hw, le32_to_cpu(cmd->eqn))) {
+		dray_aq_fail(res, DRAY_AQ_STS_BUSY, DRAY_AQ_SYN_EQN);
 		return;
 	}
 	status = dray_hw_eq_destroy(hw, le32_to_cpu(cmd->eqn));
 	if (status)
-		aq_fail(res, status, DRAY_AQ_SYN_EQN);
+		dray_aq_fail(res, status, DRAY_AQ_SYN_EQN);
 }
 
 static void aq_create_uar(struct dray_hw *hw, const struct dray_aq_entry *e,
@@ -197,12 +190,12 @@ static void aq_create_uar(struct dray_hw *hw, const struct dray_aq_entry *e,
 	u32 idx;
 
 	if (!IS_ALIGNED(addr, DRAY_UAR_SIZE)) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_PAGE_ADDR);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_PAGE_ADDR);
 		return;
 	}
 	page = dray_hw_dma_va(hw, addr, DRAY_UAR_SIZE);
 	if (!page) {
-		aq_fail(res, DRAY_AQ_STS_DMA_ERROR, DRAY_AQ_SYN_PAGE_ADDR);
+		dray_aq_fail(res, DRAY_AQ_STS_DMA_ERROR, DRAY_AQ_SYN_PAGE_ADDR);
 		return;
 	}
 
@@ -212,15 +205,19 @@ static void aq_create_uar(struct dray_hw *hw, const struct dray_aq_entry *e,
 			break;
 	if (idx == DRAY_HW_MAX_UAR) {
 		spin_unlock_bh(&hw->obj_lock);
-		aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
+		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
 		return;
 	}
+	/*
+	 * Initialize the device area under obj_lock, before the engine can
+	 * see the UAR: it sets and clears NEED_WAKEUP under the same lock.
+	 */
+	memset(&page->dev, 0, sizeof(page->dev));
+	WRITE_ONCE(page->dev.index, cpu_to_le32(idx));
+	dray_hw_engine_uar_init(hw, page);
 	hw->uars[idx].page = page;
 	spin_unlock_bh(&hw->obj_lock);
 
-	memset(&page->dev, 0, sizeof(page->dev));
-	WRITE_ONCE(page->dev.index, cpu_to_le32(idx));
-	WRITE_ONCE(page->dev.flags, 0);
 	/* The magic tells software the rest of the device area is valid. */
 	dma_wmb();
 	WRITE_ONCE(page->dev.magic, cpu_to_le32(DRAY_UAR_MAGIC));
@@ -234,48 +231,95 @@ static void aq_destroy_uar(struct dray_hw *hw, const struct dray_aq_entry *e,
 	u32 idx = le32_to_cpu(cmd->uar_index);
 
 	if (cmd->reserved) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
 		return;
 	}
 	if (idx >= DRAY_HW_MAX_UAR) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_UAR_INDEX);
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_UAR_INDEX);
+		return;
+	}
+	/* QPs created with this UAR must be destroyed first. */
+	if (dray_hw_uar_in_use(hw, idx)) {
+		dray_aq_fail(res, DRAY_AQ_STS_BUSY, DRAY_AQ_SYN_UAR_INDEX);
 		return;
 	}
 	spin_lock_bh(&hw->obj_lock);
 	if (hw->uars[idx].page)
 		hw->uars[idx].page = NULL;
 	else
-		aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_UAR_INDEX);
+		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_UAR_INDEX);
 	spin_unlock_bh(&hw->obj_lock);
 }
 
 typedef void (*aq_handler_t)(struct dray_hw *hw, const struct dray_aq_entry *e,
 			     struct dray_aq_result *res);
 
-static const aq_handler_t aq_handlers[DRAY_CMD_MAX_OPCODE] = {
-	[DRAY_CMD_QUERY_DEVICE]	= aq_query_device,
-	[DRAY_CMD_QUERY_PORT]	= aq_query_port,
-	[DRAY_CMD_SET_GID]	= aq_set_gid,
-	[DRAY_CMD_DEL_GID]	= aq_del_gid,
-	[DRAY_CMD_CREATE_EQ]	= aq_create_eq,
-	[DRAY_CMD_DESTROY_EQ]	= aq_destroy_eq,
-	[DRAY_CMD_CREATE_UAR]	= aq_create_uar,
-	[DRAY_CMD_DESTROY_UAR]	= aq_destroy_uar,
+/*
+ * One admin opcode: its handler and how many payload bytes its command
+ * structure uses. The bytes after those are reserved and must be zero;
+ * each handler checks the reserved fields inside its structure.
+ */
+struct aq_op {
+	aq_handler_t	handler;
+	u8		size;
+};
+
+#define AQ_OP(fn, cmd)	{ .handler = (fn), .size = sizeof(cmd) }
+
+static const struct aq_op aq_ops[DRAY_CMD_MAX_OPCODE] = {
+	[DRAY_CMD_QUERY_DEVICE]	= AQ_OP(aq_query_device, struct dray_cmd_query),
+	[DRAY_CMD_QUERY_PORT]	= AQ_OP(aq_query_port, struct dray_cmd_query),
+	[DRAY_CMD_SET_GID]	= AQ_OP(aq_set_gid, struct dray_cmd_set_gid),
+	[DRAY_CMD_DEL_GID]	= AQ_OP(aq_del_gid, struct dray_cmd_del_gid),
+	[DRAY_CMD_CREATE_EQ]	= AQ_OP(aq_create_eq, struct dray_cmd_create_eq),
+	[DRAY_CMD_DESTROY_EQ]	= AQ_OP(aq_destroy_eq,
+					struct dray_cmd_destroy_eq),
+	[DRAY_CMD_CREATE_UAR]	= AQ_OP(aq_create_uar,
+					struct dray_cmd_create_uar),
+	[DRAY_CMD_DESTROY_UAR]	= AQ_OP(aq_destroy_uar,
+					struct dray_cmd_destroy_uar),
+	[DRAY_CMD_CREATE_PD]	= { .handler = dray_hw_cmd_create_pd },
+	[DRAY_CMD_DESTROY_PD]	= AQ_OP(dray_hw_cmd_destroy_pd,
+					struct dray_cmd_destroy_pd),
+	[DRAY_CMD_CREATE_MR]	= AQ_OP(dray_hw_cmd_create_mr,
+					struct dray_cmd_create_mr),
+	[DRAY_CMD_DESTROY_MR]	= AQ_OP(dray_hw_cmd_destroy_mr,
+					struct dray_cmd_destroy_mr),
+	[DRAY_CMD_CREATE_CQ]	= AQ_OP(dray_hw_cmd_create_cq,
+					struct dray_cmd_create_cq),
+	[DRAY_CMD_DESTROY_CQ]	= AQ_OP(dray_hw_cmd_destroy_cq,
+					struct dray_cmd_destroy_cq),
+	[DRAY_CMD_CREATE_QP]	= AQ_OP(dray_hw_cmd_create_qp,
+					struct dray_cmd_qp),
+	[DRAY_CMD_MODIFY_QP]	= AQ_OP(dray_hw_cmd_modify_qp,
+					struct dray_cmd_qp),
+	[DRAY_CMD_QUERY_QP]	= AQ_OP(dray_hw_cmd_query_qp,
+					struct dray_cmd_qp),
+	[DRAY_CMD_DESTROY_QP]	= AQ_OP(dray_hw_cmd_destroy_qp,
+					struct dray_cmd_qp),
+	[DRAY_CMD_CREATE_AH]	= AQ_OP(dray_hw_cmd_create_ah,
+					struct dray_cmd_create_ah),
+	[DRAY_CMD_DESTROY_AH]	= AQ_OP(dray_hw_cmd_destroy_ah,
+					struct dray_cmd_destroy_ah),
 };
 
 static void aq_execute(struct dray_hw *hw, const struct dray_aq_entry *e,
 		       struct dray_aq_result *res)
 {
+	const struct aq_op *op;
+
 	if (e->hdr.opcode >= DRAY_CMD_MAX_OPCODE ||
-	    !aq_handlers[e->hdr.opcode]) {
-		aq_fail(res, DRAY_AQ_STS_BAD_OPCODE, DRAY_AQ_SYN_NONE);
+	    !aq_ops[e->hdr.opcode].handler) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_OPCODE, DRAY_AQ_SYN_NONE);
 		return;
 	}
-	if (e->hdr.flags || e->hdr.reserved) {
-		aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+	op = &aq_ops[e->hdr.opcode];
+	if (e->hdr.flags || e->hdr.reserved ||
+	    !all_zero(e->u.raw + op->size, DRAY_AQ_PAYLOAD_SIZE - op->size)) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
 		return;
 	}
-	aq_handlers[e->hdr.opcode](hw, e, res);
+	op->handler(hw, e, res);
 }
 
 static void aq_complete(struct dray_hw *hw, __le16 cmd_id,
@@ -342,6 +386,9 @@ void dray_hw_aq_work(struct work_struct *work)
 /* Reset: forget every object; the host owns all memory again. */
 void dray_hw_reset_objects(struct dray_hw *hw)
 {
+	/* QPs, CQs, MRs, AHs, PDs first: CQs point at EQs, QPs at UARs. */
+	dray_hw_objects_destroy(hw);
+
 	spin_lock_bh(&hw->obj_lock);
 	memset(hw->eqs, 0, sizeof(hw->eqs));
 	memset(hw->gids, 0, sizeof(hw->gids));

@@ -283,6 +283,9 @@ void dray_hw_writel(struct dray_hw *hw, u32 offset, u32 value)
 	case DRAY_REG_EQ_DB:
 		dray_hw_eq_doorbell(hw, value);
 		return;
+	case DRAY_REG_ENGINE_KICK:
+		dray_hw_engine_uar_kick(hw, value & DRAY_HW_KICK_UAR_MASK);
+		return;
 	}
 
 	spin_lock_bh(&hw->reg_lock);
@@ -344,11 +347,18 @@ struct dray_hw *dray_hw_create(const struct dray_hw_plat *plat)
 		goto free_hw;
 	}
 
-	ret = dray_hw_port_attach(hw, plat->ndev);
+	/* The engine names itself after the port; it must run before rx. */
+	hw->ndev = plat->ndev;
+	ret = dray_hw_engine_start(hw);
 	if (ret)
 		goto destroy_wq;
+	ret = dray_hw_port_attach(hw, plat->ndev);
+	if (ret)
+		goto stop_engine;
 	return hw;
 
+stop_engine:
+	dray_hw_engine_stop(hw);
 destroy_wq:
 	destroy_workqueue(hw->wq);
 free_hw:
@@ -358,8 +368,15 @@ free_hw:
 
 void dray_hw_destroy(struct dray_hw *hw)
 {
-	dray_hw_port_detach(hw);
+	/*
+	 * Objects first (no QP sends any more), then the engine thread, then
+	 * the port and its netdev reference. Frames the port queued after the
+	 * engine stopped are dropped once the rx_handler is gone.
+	 */
 	dray_hw_reset(hw);
+	dray_hw_engine_stop(hw);
+	dray_hw_port_detach(hw);
+	skb_queue_purge(&hw->engine.rx_queue);
 	destroy_workqueue(hw->wq);
 	cancel_work_sync(&hw->irq_work);
 	kfree(hw);

@@ -6,7 +6,8 @@
  * (administrative state, carrier, MTU, MAC, speed) and reports changes as
  * PORT_CHANGE events on EQ 0. Received RoCEv2 frames addressed to one of
  * the port's GIDs are taken from the receive path before the host IP stack
- * sees them (an rx_handler); all other frames pass untouched.
+ * sees them (an rx_handler) and queued for the queue engine; all other
+ * frames pass untouched.
  */
 
 #include <linux/etherdevice.h>
@@ -197,10 +198,26 @@ static rx_handler_result_t port_rx_handler(struct sk_buff **pskb)
 	if (!port_is_roce_for_us(hw, skb))
 		return RX_HANDLER_PASS;
 
-	/* No queue pair can receive yet: a NIC drops such packets. */
-	atomic64_inc(&hw->rx_roce_no_qp);
-	kfree_skb(skb);
+	/* The engine owns the frame from here: it must not be shared. */
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (skb)
+		dray_hw_engine_rx(hw, skb);
 	return RX_HANDLER_CONSUMED;
+}
+
+bool dray_hw_gid_get(struct dray_hw *hw, u32 index, u8 *gid)
+{
+	bool valid = false;
+
+	if (index >= DRAY_HW_GID_TBL_LEN)
+		return false;
+	spin_lock_bh(&hw->obj_lock);
+	if (hw->gids[index].valid) {
+		memcpy(gid, hw->gids[index].gid, sizeof(hw->gids[index].gid));
+		valid = true;
+	}
+	spin_unlock_bh(&hw->obj_lock);
+	return valid;
 }
 
 int dray_hw_port_attach(struct dray_hw *hw, struct net_device *ndev)

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dray NIC model: the queue engine.
+ *
+ * One kernel thread per device does all data-path work in passes, each
+ * under engine.lock: received frames go to the transport; then every QP
+ * that is not in RESET gets its doorbell records read and checked, its
+ * timer run, its send queue offered to the transport, its SQD drain
+ * detected, or, in ERR, its work queues flushed.
+ *
+ * Sleeping (the io_uring SQPOLL pattern): while passes find work the
+ * engine keeps polling. After DRAY_ENGINE_SPIN_NS without work it sets
+ * NEED_WAKEUP in every UAR of the device, issues a full barrier, reads
+ * every doorbell record once more (software stores its producer index,
+ * issues a full barrier, then reads NEED_WAKEUP: one of the two sides
+ * sees the other's store), and only then sleeps until a kick
+ * (DRAY_REG_ENGINE_KICK, an admin command, a received frame, the
+ * transport) or the nearest QP deadline. On waking it clears NEED_WAKEUP.
+ */
+
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "dev.h"
+
+/* Idle polling before sleeping: short, as the host may be QEMU TCG. */
+#define DRAY_ENGINE_SPIN_NS	(30 * NSEC_PER_USEC)
+/* Frames handed to the transport per pass, so admin commands get in. */
+#define DRAY_ENGINE_RX_BUDGET	256
+/* Frames waiting for the engine before the port drops them. */
+#define DRAY_ENGINE_RX_MAX	4096
+
+void dray_hw_engine_kick(struct dray_hw *hw)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+
+	atomic_set(&eng->pending, 1);
+	/*
+	 * wq_has_sleeper() orders the store above before its check; pairs
+	 * with the barrier in prepare_to_wait() before the sleeper tests
+	 * pending.
+	 */
+	if (wq_has_sleeper(&eng->wait))
+		wake_up(&eng->wait);
+}
+
+void dray_hw_engine_rx(struct dray_hw *hw, struct sk_buff *skb)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+
+	if (skb_queue_len_lockless(&eng->rx_queue) >= DRAY_ENGINE_RX_MAX) {
+		atomic64_inc(&eng->rx_dropped);
+		kfree_skb(skb);
+		return;
+	}
+	skb_queue_tail(&eng->rx_queue, skb);
+	dray_hw_engine_kick(hw);
+}
+
+void dray_hw_engine_uar_kick(struct dray_hw *hw, u32 uar_index)
+{
+	struct dray_uar *page = NULL;
+
+	if (uar_index >= DRAY_HW_MAX_UAR)
+		return;
+	spin_lock_bh(&hw->obj_lock);
+	page = hw->uars[uar_index].page;
+	if (page) {
+		u32 n = le32_to_cpu(READ_ONCE(page->dev.wakeups));
+
+		WRITE_ONCE(page->dev.wakeups, cpu_to_le32(n + 1));
+		hw->engine.kicks++;
+	}
+	spin_unlock_bh(&hw->obj_lock);
+	if (page)
+		dray_hw_engine_kick(hw);
+}
+
+void dray_hw_engine_uar_init(struct dray_hw *hw, struct dray_uar *page)
+{
+	lockdep_assert_held(&hw->obj_lock);
+	WRITE_ONCE(page->dev.flags,
+		   cpu_to_le32(hw->engine.need_wakeup ?
+			       DRAY_UAR_F_NEED_WAKEUP : 0));
+}
+
+void dray_hw_qp_set_deadline(struct dray_hw_qp *qp, unsigned long when)
+{
+	qp->deadline = when;
+}
+
+/* Set or clear NEED_WAKEUP in every UAR of the device. */
+static void engine_set_need_wakeup(struct dray_hw *hw, bool on)
+{
+	__le32 flags = cpu_to_le32(on ? DRAY_UAR_F_NEED_WAKEUP : 0);
+	unsigned int i;
+
+	spin_lock_bh(&hw->obj_lock);
+	hw->engine.need_wakeup = on;
+	for (i = 0; i < DRAY_HW_MAX_UAR; i++)
+		if (hw->uars[i].page)
+			WRITE_ONCE(hw->uars[i].page->dev.flags, flags);
+	spin_unlock_bh(&hw->obj_lock);
+}
+
+/* Hand up to a budget of received frames to the transport. */
+static bool engine_rx(struct dray_hw *hw)
+{
+	struct sk_buff *skb;
+	unsigned int n;
+
+	for (n = 0; n < DRAY_ENGINE_RX_BUDGET; n++) {
+		skb = skb_dequeue(&hw->engine.rx_queue);
+		if (!skb)
+			break;
+		dray_xport_rx(hw, skb);
+	}
+	return n > 0;
+}
+
+static bool qp_deadline_due(const struct dray_hw_qp *qp, unsigned long now)
+{
+	return qp->deadline && time_after_eq(now, qp->deadline);
+}
+
+/* One pass over one QP not in RESET. Returns true if it did anything. */
+static bool engine_qp(struct dray_hw *hw, struct dray_hw_qp *qp)
+{
+	bool work;
+
+	if (qp->state == DRAY_QPS_ERR)
+		return dray_hw_qp_flush(hw, qp);
+
+	work = dray_hw_wq_poll(hw, qp, &qp->sq);
+	work |= dray_hw_wq_poll(hw, qp, &qp->rq);
+	if (qp->state == DRAY_QPS_ERR)
+		return true;
+
+	if (qp->state == DRAY_QPS_INIT)
+		return work;
+
+	if (qp_deadline_due(qp, jiffies)) {
+		qp->deadline = 0;
+		dray_xport_timer(hw, qp);
+		work = true;
+	}
+	/* RTR too: the responder sends ACKs and READ responses. */
+	if (qp->state == DRAY_QPS_RTR || qp->state == DRAY_QPS_RTS ||
+	    qp->state == DRAY_QPS_SQD)
+		dray_xport_send(hw, qp);
+	/* The transport may have started WQEs here or on a frame. */
+	work |= dray_hw_sq_publish(hw, qp);
+	if (qp->state == DRAY_QPS_SQD && qp->sq_draining &&
+	    dray_xport_sq_idle(qp)) {
+		qp->sq_draining = false;
+		dray_hw_qp_event(hw, qp, DRAY_EQE_SQ_DRAINED);
+		work = true;
+	}
+	return work;
+}
+
+static bool engine_pass(struct dray_hw *hw)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+	struct dray_hw_qp *qp;
+	bool work;
+
+	lockdep_assert_held(&eng->lock);
+
+	work = engine_rx(hw);
+	/* The transport never adds or removes QPs of the active list. */
+	list_for_each_entry(qp, &eng->active, active)
+		work |= engine_qp(hw, qp);
+	return work;
+}
+
+/* Has a doorbell record moved where the engine has to act on it? */
+static bool qp_doorbell_moved(struct dray_hw_qp *qp)
+{
+	bool sq = false, rq = false;
+
+	if (qp->db_broken)
+		return false;
+	if (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_ERR)
+		sq = le32_to_cpu(READ_ONCE(qp->sq.db->producer)) !=
+		     qp->sq.posted;
+	if (qp->state == DRAY_QPS_ERR)
+		rq = le32_to_cpu(READ_ONCE(qp->rq.db->producer)) !=
+		     qp->rq.posted;
+	return sq || rq;
+}
+
+/*
+ * The last look before sleeping, with NEED_WAKEUP already visible: is
+ * there work, and else how long may the engine sleep?
+ */
+static bool engine_work_waiting(struct dray_hw *hw, long *timeout)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+	unsigned long now = jiffies, next = 0;
+	struct dray_hw_qp *qp;
+
+	lockdep_assert_held(&eng->lock);
+
+	if (!skb_queue_empty_lockless(&eng->rx_queue))
+		return true;
+	list_for_each_entry(qp, &eng->active, active) {
+		if (qp->err_pending || qp_doorbell_moved(qp) ||
+		    qp_deadline_due(qp, now))
+			return true;
+		if (qp->state == DRAY_QPS_SQD && qp->sq_draining &&
+		    dray_xport_sq_idle(qp))
+			return true;
+		if (qp->deadline &&
+		    (!next || time_before(qp->deadline, next)))
+			next = qp->deadline;
+	}
+	*timeout = next ? (long)(next - now) : MAX_SCHEDULE_TIMEOUT;
+	return false;
+}
+
+static void engine_sleep(struct dray_hw *hw)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+	long timeout = MAX_SCHEDULE_TIMEOUT;
+	bool waiting;
+
+	engine_set_need_wakeup(hw, true);
+	/*
+	 * NEED_WAKEUP before the doorbell loads below; pairs with software's
+	 * full barrier between its producer store and its NEED_WAKEUP load.
+	 */
+	smp_mb();
+
+	mutex_lock(&eng->lock);
+	waiting = engine_work_waiting(hw, &timeout);
+	mutex_unlock(&eng->lock);
+
+	if (!waiting) {
+		eng->sleeps++;
+		wait_event_idle_timeout(eng->wait,
+					atomic_read(&eng->pending) ||
+					kthread_should_stop(),
+					timeout);
+	}
+	engine_set_need_wakeup(hw, false);
+}
+
+static int engine_thread(void *arg)
+{
+	struct dray_hw *hw = arg;
+	struct dray_hw_engine *eng = &hw->engine;
+	u64 idle_since = 0;
+
+	while (!kthread_should_stop()) {
+		bool work;
+
+		atomic_set(&eng->pending, 0);
+		mutex_lock(&eng->lock);
+		work = engine_pass(hw);
+		mutex_unlock(&eng->lock);
+
+		if (work || atomic_read(&eng->pending)) {
+			idle_since = 0;
+		} else if (!idle_since) {
+			idle_since = ktime_get_ns();
+		} else if (ktime_get_ns() - idle_since > DRAY_ENGINE_SPIN_NS) {
+			engine_sleep(hw);
+			idle_since = 0;
+			continue;
+		}
+		/* Between passes admin commands take engine.lock. */
+		cond_resched();
+	}
+	return 0;
+}
+
+int dray_hw_engine_start(struct dray_hw *hw)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+	struct task_struct *thread;
+
+	mutex_init(&eng->lock);
+	init_waitqueue_head(&eng->wait);
+	atomic_set(&eng->pending, 0);
+	skb_queue_head_init(&eng->rx_queue);
+	INIT_LIST_HEAD(&eng->active);
+	xa_init_flags(&eng->pds, XA_FLAGS_ALLOC);
+	xa_init_flags(&eng->mrs, XA_FLAGS_ALLOC);
+	xa_init_flags(&eng->cqs, XA_FLAGS_ALLOC);
+	xa_init_flags(&eng->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&eng->ahs, XA_FLAGS_ALLOC);
+	atomic64_set(&eng->rx_dropped, 0);
+
+	eng->mr_variant = kcalloc(DRAY_HW_MAX_MR + 1,
+				  sizeof(*eng->mr_variant), GFP_KERNEL);
+	if (!eng->mr_variant)
+		return -ENOMEM;
+
+	thread = kthread_run(engine_thread, hw, "dray-eng/%s",
+			     netdev_name(hw->ndev));
+	if (IS_ERR(thread)) {
+		kfree(eng->mr_variant);
+		eng->mr_variant = NULL;
+		return PTR_ERR(thread);
+	}
+	eng->thread = thread;
+	return 0;
+}
+
+void dray_hw_engine_stop(struct dray_hw *hw)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+
+	kthread_stop(eng->thread);
+	eng->thread = NULL;
+	/* Nothing is left after a reset; this is the last line of defence. */
+	dray_hw_objects_destroy(hw);
+	skb_queue_purge(&eng->rx_queue);
+	xa_destroy(&eng->pds);
+	xa_destroy(&eng->mrs);
+	xa_destroy(&eng->cqs);
+	xa_destroy(&eng->qps);
+	xa_destroy(&eng->ahs);
+	kfree(eng->mr_variant);
+	eng->mr_variant = NULL;
+}

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dray NIC model: memory translation and protection (the NIC's "IOMMU").
+ *
+ * The device reaches host memory only through bus addresses it was given:
+ * MTT pages and the data pages they list (queue buffers and MRs). Every
+ * MTT page and every entry is validated before it is used; a range check
+ * never overflows. The MR table maps a key to a registered range of pinned
+ * pages; every data-path access goes through dray_hw_mr_check() first.
+ *
+ * MR keys are index << 8 | variant: the variant of an index changes on
+ * every registration, so a stale key of a deregistered MR does not match
+ * the next MR at that index. Index 0 is never used: key 0 is invalid.
+ */
+
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "dev.h"
+
+/* The model maps DRAY_PAGE_SIZE pages as kernel pages. */
+static_assert(PAGE_SIZE == DRAY_PAGE_SIZE, "dray model needs 4 KiB pages");
+
+/* A data page named by an MTT entry, or NULL if it is not host RAM. */
+static struct page *mtt_data_page(u64 addr)
+{
+	if (!addr || !IS_ALIGNED(addr, DRAY_PAGE_SIZE) ||
+	    !pfn_valid(PHYS_PFN(addr)))
+		return NULL;
+	return pfn_to_page(PHYS_PFN(addr));
+}
+
+/*
+ * Translate @n_pages MTT entries, starting with the MTT page at
+ * @mtt_addr, into @pages. Only the entries needed are read, so a chain
+ * that loops back on itself cannot make the walk run forever.
+ * Context: process (a big MR takes a while).
+ */
+static int mtt_walk(struct dray_hw *hw, u64 mtt_addr, u32 n_pages,
+		    struct page **pages, u32 *syndrome)
+{
+	const __le64 *mtt = NULL;
+	u64 addr = mtt_addr;
+	u32 i;
+
+	for (i = 0; i < n_pages; i++) {
+		u32 slot = i % DRAY_MTT_DATA_ENTRIES;
+
+		if (!slot) {
+			if (i) {
+				addr = le64_to_cpu(READ_ONCE(mtt[DRAY_MTT_DATA_ENTRIES]));
+				cond_resched();
+			}
+			mtt = NULL;
+			if (IS_ALIGNED(addr, DRAY_PAGE_SIZE))
+				mtt = dray_hw_dma_va(hw, addr, DRAY_PAGE_SIZE);
+			if (!mtt)
+				goto bad;
+		}
+		pages[i] = mtt_data_page(le64_to_cpu(READ_ONCE(mtt[slot])));
+		if (!pages[i])
+			goto bad;
+	}
+	return DRAY_AQ_STS_OK;
+
+bad:
+	*syndrome = DRAY_AQ_SYN_MTT;
+	return DRAY_AQ_STS_DMA_ERROR;
+}
+
+int dray_hw_buf_map(struct dray_hw *hw, u64 mtt_addr, u32 n_pages,
+		    struct dray_hw_buf *buf, u32 *syndrome)
+{
+	struct page **pages;
+	void *vaddr;
+	int status;
+
+	if (!n_pages) {
+		*syndrome = DRAY_AQ_SYN_PAGE_COUNT;
+		return DRAY_AQ_STS_BAD_PARAM;
+	}
+	pages = kvcalloc(n_pages, sizeof(*pages), GFP_KERNEL);
+	if (!pages) {
+		*syndrome = DRAY_AQ_SYN_PAGE_COUNT;
+		return DRAY_AQ_STS_NO_RESOURCES;
+	}
+	status = mtt_walk(hw, mtt_addr, n_pages, pages, syndrome);
+	if (status)
+		goto free_pages;
+
+	vaddr = vmap(pages, n_pages, VM_MAP, PAGE_KERNEL);
+	if (!vaddr) {
+		*syndrome = DRAY_AQ_SYN_PAGE_COUNT;
+		status = DRAY_AQ_STS_NO_RESOURCES;
+		goto free_pages;
+	}
+	buf->pages = pages;
+	buf->n_pages = n_pages;
+	buf->vaddr = vaddr;
+	return DRAY_AQ_STS_OK;
+
+free_pages:
+	kvfree(pages);
+	return status;
+}
+
+void dray_hw_buf_unmap(struct dray_hw_buf *buf)
+{
+	if (buf->vaddr)
+		vunmap(buf->vaddr);
+	kvfree(buf->pages);
+	buf->vaddr = NULL;
+	buf->pages = NULL;
+	buf->n_pages = 0;
+}
+
+void dray_hw_mr_free(struct dray_hw *hw, struct dray_hw_mr *mr)
+{
+	kvfree(mr->pages);
+	kfree(mr);
+}
+
+/*
+ * Check a CREATE_MR command and fill @mr from it (no lookups, no lock).
+ * Returns a DRAY_AQ_STS_* status.
+ */
+static int mr_params(const struct dray_cmd_create_mr *cmd,
+		     struct dray_hw_mr *mr, u32 *syndrome)
+{
+	u64 last;
+
+	mr->pdn = le32_to_cpu(cmd->pdn);
+	mr->access = cmd->access;
+	mr->flags = cmd->flags;
+	mr->iova = le64_to_cpu(cmd->iova);
+	mr->length = le64_to_cpu(cmd->length);
+	mr->n_pages = le32_to_cpu(cmd->n_pages);
+
+	*syndrome = DRAY_AQ_SYN_RESERVED;
+	if (cmd->reserved || cmd->reserved2)
+		return DRAY_AQ_STS_BAD_PARAM;
+
+	*syndrome = DRAY_AQ_SYN_ACCESS;
+	if (mr->access & ~DRAY_ACCESS_ALL)
+		return DRAY_AQ_STS_BAD_PARAM;
+	/* IBTA: remote write or atomic access requires local write. */
+	if ((mr->access & (DRAY_ACCESS_REMOTE_WRITE |
+			   DRAY_ACCESS_REMOTE_ATOMIC)) &&
+	    !(mr->access & DRAY_ACCESS_LOCAL_WRITE))
+		return DRAY_AQ_STS_BAD_PARAM;
+
+	*syndrome = DRAY_AQ_SYN_FLAGS;
+	if (mr->flags & ~DRAY_MR_F_PHYSICAL)
+		return DRAY_AQ_STS_BAD_PARAM;
+
+	if (mr->flags & DRAY_MR_F_PHYSICAL) {
+		*syndrome = DRAY_AQ_SYN_ACCESS;
+		if (mr->access & ~DRAY_ACCESS_LOCAL_WRITE)
+			return DRAY_AQ_STS_BAD_PARAM;
+		*syndrome = DRAY_AQ_SYN_IOVA;
+		if (mr->iova)
+			return DRAY_AQ_STS_BAD_PARAM;
+		*syndrome = DRAY_AQ_SYN_PAGE_COUNT;
+		if (mr->n_pages)
+			return DRAY_AQ_STS_BAD_PARAM;
+		*syndrome = DRAY_AQ_SYN_MTT;
+		if (cmd->mtt_addr)
+			return DRAY_AQ_STS_BAD_PARAM;
+		/* All of memory; each page is checked when it is used. */
+		mr->length = U64_MAX;
+		return DRAY_AQ_STS_OK;
+	}
+
+	*syndrome = DRAY_AQ_SYN_LENGTH;
+	if (!mr->length || mr->length > DRAY_HW_MAX_MR_SIZE)
+		return DRAY_AQ_STS_BAD_PARAM;
+	*syndrome = DRAY_AQ_SYN_IOVA;
+	if (check_add_overflow(mr->iova, mr->length - 1, &last))
+		return DRAY_AQ_STS_BAD_PARAM;
+	*syndrome = DRAY_AQ_SYN_PAGE_COUNT;
+	if (mr->n_pages != DIV_ROUND_UP(offset_in_page(mr->iova) + mr->length,
+					DRAY_PAGE_SIZE))
+		return DRAY_AQ_STS_BAD_PARAM;
+	return DRAY_AQ_STS_OK;
+}
+
+void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
+			   struct dray_aq_result *res)
+{
+	const struct dray_cmd_create_mr *cmd = &e->u.create_mr;
+	struct dray_hw_engine *eng = &hw->engine;
+	struct dray_hw_mr *mr;
+	struct dray_hw_pd *pd;
+	u32 syndrome, index;
+	int status, ret;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
+		return;
+	}
+	status = mr_params(cmd, mr, &syndrome);
+	if (status)
+		goto free_mr;
+
+	/* The table walk can be long: do it before taking engine.lock. */
+	if (mr->n_pages) {
+		mr->pages = kvcalloc(mr->n_pages, sizeof(*mr->pages),
+				     GFP_KERNEL | __GFP_NOWARN);
+		if (!mr->pages) {
+			status = DRAY_AQ_STS_NO_RESOURCES;
+			syndrome = DRAY_AQ_SYN_PAGE_COUNT;
+			goto free_mr;
+		}
+		status = mtt_walk(hw, le64_to_cpu(cmd->mtt_addr), mr->n_pages,
+				  mr->pages, &syndrome);
+		if (status)
+			goto free_mr;
+	}
+
+	mutex_lock(&eng->lock);
+	pd = xa_load(&eng->pds, mr->pdn);
+	if (!pd) {
+		status = DRAY_AQ_STS_NOT_FOUND;
+		syndrome = DRAY_AQ_SYN_PDN;
+		goto unlock;
+	}
+	ret = xa_alloc_cyclic(&eng->mrs, &index, mr,
+			      XA_LIMIT(1, DRAY_HW_MAX_MR), &eng->mr_key_seq,
+			      GFP_KERNEL);
+	if (ret < 0) {
+		status = DRAY_AQ_STS_NO_RESOURCES;
+		syndrome = DRAY_AQ_SYN_NONE;
+		goto unlock;
+	}
+	eng->mr_variant[index]++;
+	mr->key = index << DRAY_HW_MR_KEY_SHIFT | eng->mr_variant[index];
+	pd->users++;
+	mutex_unlock(&eng->lock);
+
+	res->result = mr->key;
+	return;
+
+unlock:
+	mutex_unlock(&eng->lock);
+free_mr:
+	dray_hw_mr_free(hw, mr);
+	dray_aq_fail(res, status, syndrome);
+}
+
+void dray_hw_cmd_destroy_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
+			    struct dray_aq_result *res)
+{
+	const struct dray_cmd_destroy_mr *cmd = &e->u.destroy_mr;
+	struct dray_hw_engine *eng = &hw->engine;
+	u32 key = le32_to_cpu(cmd->key);
+	struct dray_hw_mr *mr;
+	struct dray_hw_pd *pd;
+
+	if (cmd->reserved) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return;
+	}
+
+	/* Taking engine.lock waits for the engine to finish its pass. */
+	mutex_lock(&eng->lock);
+	mr = xa_load(&eng->mrs, dray_hw_mr_index(key));
+	if (!mr || mr->key != key) {
+		mutex_unlock(&eng->lock);
+		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_MR_KEY);
+		return;
+	}
+	xa_erase(&eng->mrs, dray_hw_mr_index(key));
+	pd = xa_load(&eng->pds, mr->pdn);
+	if (pd)
+		pd->users--;
+	mutex_unlock(&eng->lock);
+
+	dray_hw_mr_free(hw, mr);
+}
+
+/* Is every page of [addr, last] host RAM (physical MR)? */
+static bool phys_range_ok(u64 addr, u64 last)
+{
+	unsigned long pfn;
+
+	for (pfn = PHYS_PFN(addr); pfn <= PHYS_PFN(last); pfn++)
+		if (!pfn_valid(pfn))
+			return false;
+	return true;
+}
+
+enum dray_mr_err dray_hw_mr_check(struct dray_hw *hw, u32 key, u32 pdn,
+				  u8 access, u64 addr, u64 len,
+				  struct dray_hw_mr **mrp)
+{
+	struct dray_hw_mr *mr;
+	u64 last;
+
+	lockdep_assert_held(&hw->engine.lock);
+
+	mr = xa_load(&hw->engine.mrs, dray_hw_mr_index(key));
+	if (!mr || mr->key != key)
+		return DRAY_MR_ERR_KEY;
+	if (mr->pdn != pdn)
+		return DRAY_MR_ERR_PD;
+	if ((mr->access & access) != access)
+		return DRAY_MR_ERR_ACCESS;
+	if (len) {
+		if (check_add_overflow(addr, len - 1, &last) ||
+		    addr < mr->iova || last - mr->iova > mr->length - 1)
+			return DRAY_MR_ERR_RANGE;
+		if ((mr->flags & DRAY_MR_F_PHYSICAL) &&
+		    !phys_range_ok(addr, last))
+			return DRAY_MR_ERR_RANGE;
+	}
+	*mrp = mr;
+	return DRAY_MR_OK;
+}
+
+/* The page holding @addr (checked to be in the MR) and the offset in it. */
+static struct page *mr_translate(struct dray_hw_mr *mr, u64 addr, u32 *offset)
+{
+	u64 pos;
+
+	if (mr->flags & DRAY_MR_F_PHYSICAL) {
+		*offset = offset_in_page(addr);
+		return pfn_to_page(PHYS_PFN(addr));
+	}
+	/* No overflow: addr - iova < length <= DRAY_HW_MAX_MR_SIZE. */
+	pos = addr - mr->iova + offset_in_page(mr->iova);
+	*offset = offset_in_page(pos);
+	return mr->pages[pos >> DRAY_PAGE_SHIFT];
+}
+
+struct page *dray_hw_mr_page(struct dray_hw_mr *mr, u64 addr, u32 *offset,
+			     u32 *len)
+{
+	struct page *page = mr_translate(mr, addr, offset);
+
+	*len = DRAY_PAGE_SIZE - *offset;
+	return page;
+}
+
+void dray_hw_mr_write(struct dray_hw_mr *mr, u64 addr, const void *src,
+		      size_t len)
+{
+	while (len) {
+		u32 offset;
+		struct page *page = mr_translate(mr, addr, &offset);
+		size_t chunk = min_t(size_t, len, DRAY_PAGE_SIZE - offset);
+
+		memcpy_to_page(page, offset, src, chunk);
+		addr += chunk;
+		src += chunk;
+		len -= chunk;
+	}
+}
+
+void dray_hw_mr_read(struct dray_hw_mr *mr, u64 addr, void *dst, size_t len)
+{
+	while (len) {
+		u32 offset;
+		struct page *page = mr_translate(mr, addr, &offset);
+		size_t chunk = min_t(size_t, len, DRAY_PAGE_SIZE - offset);
+
+		memcpy_from_page(dst, page, offset, chunk);
+		addr += chunk;
+		dst += chunk;
+		len -= chunk;
+	}
+}
+
+/*
+ * The operation is atomic with respect to the CPUs too: the owning
+ * process may use CPU atomics on the same word.
+ */
+u64 dray_hw_mr_atomic(struct dray_hw_mr *mr, u64 addr, bool cmp_swap,
+		      u64 compare_add, u64 swap)
+{
+	struct page *page;
+	u32 offset;
+	u64 orig;
+	void *va;
+	u64 *p;
+
+	/* The caller checked alignment; never let a word cross a page. */
+	if (!IS_ALIGNED(addr, sizeof(u64)))
+		return 0;
+	page = mr_translate(mr, addr, &offset);
+	va = kmap_local_page(page);
+	p = va + offset;
+	if (cmp_swap) {
+		orig = cmpxchg64(p, compare_add, swap);
+	} else {
+		do {
+			orig = READ_ONCE(*p);
+		} while (cmpxchg64(p, orig, orig + compare_add) != orig);
+	}
+	kunmap_local(va);
+	return orig;
+}
