@@ -85,7 +85,8 @@ static int dray_cq_check(struct dray_dev *dev,
 			 const struct ib_cq_init_attr *attr,
 			 const struct dray_create_cq_cmd *cmd)
 {
-	u64 max_depth = roundup_pow_of_two((u64)dev->caps.max_cqe + 1);
+	u32 max_cqe = dray_max_cqe(&dev->caps);
+	u64 max_depth = (u64)max_cqe + 1;
 	u64 depth;
 
 	if (attr->flags) {
@@ -93,9 +94,9 @@ static int dray_cq_check(struct dray_dev *dev,
 			    attr->flags);
 		return -EOPNOTSUPP;
 	}
-	if (attr->cqe < 1 || attr->cqe > dev->caps.max_cqe) {
+	if (attr->cqe < 1 || attr->cqe > max_cqe) {
 		ddev_dbg_rl(dev, "create_cq: cqe %u must be in [1, max_cqe %u]\n",
-			    attr->cqe, dev->caps.max_cqe);
+			    attr->cqe, max_cqe);
 		return -EINVAL;
 	}
 	if (attr->comp_vector >= dev->ibdev.num_comp_vectors) {
@@ -114,8 +115,8 @@ static int dray_cq_check(struct dray_dev *dev,
 	}
 	depth = 1ULL << cmd->log_depth;
 	if (depth < attr->cqe || depth > max_depth) {
-		ddev_dbg_rl(dev, "create_cq: depth %llu must be in [cqe %u, %llu] (max_cqe %u)\n",
-			    depth, attr->cqe, max_depth, dev->caps.max_cqe);
+		ddev_dbg_rl(dev, "create_cq: depth %llu must be in [cqe %u, %llu]\n",
+			    depth, attr->cqe, max_depth);
 		return -EINVAL;
 	}
 	return 0;
@@ -206,8 +207,8 @@ int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	ret = dray_cq_setup(dev, cq, &cmd);
 	if (ret)
 		return ret;
-	/* The device writes a CQE while fewer than depth are unconsumed. */
-	ibcq->cqe = min_t(u32, 1U << cmd.log_depth, dev->caps.max_cqe);
+	/* The ring holds depth CQEs; report no more than the device limit. */
+	ibcq->cqe = min_t(u32, 1U << cmd.log_depth, dray_max_cqe(&dev->caps));
 
 	resp.cqn = cq->cqn;
 	ret = dray_udata_resp(dev, udata, &resp, sizeof(resp),

@@ -327,6 +327,16 @@ static inline struct dray_ah *to_dah(struct ib_ah *ibah)
 	return container_of(ibah, struct dray_ah, ibah);
 }
 
+/*
+ * The most CQEs a CQ can be asked for: the device's largest ring is the
+ * largest power of two <= max_cqe, and one ring slot stays free (the
+ * provider sizes a ring as the next power of two >= cqe + 1).
+ */
+static inline u32 dray_max_cqe(const struct dray_caps *caps)
+{
+	return caps->max_cqe ? rounddown_pow_of_two(caps->max_cqe) - 1 : 0;
+}
+
 /* IB access flags to DRAY_ACCESS_* (the same IBTA bits, named apart). */
 static inline u8 dray_access_to_hw(int access)
 {

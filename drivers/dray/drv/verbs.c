@@ -40,7 +40,7 @@ static int dray_query_device(struct ib_device *ibdev,
 	attr->max_recv_sge = c->max_recv_sge;
 	attr->max_sge_rd = c->max_sge_rd;
 	attr->max_cq = c->max_cq;
-	attr->max_cqe = c->max_cqe;
+	attr->max_cqe = dray_max_cqe(c);
 	attr->max_mr = c->max_mr;
 	attr->max_pd = c->max_pd;
 	attr->max_qp_rd_atom = c->max_qp_rd_atom;
