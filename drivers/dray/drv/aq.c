@@ -27,6 +27,24 @@ static const char * const aq_syndrome_names[DRAY_AQ_SYN_MAX] = {
 	[DRAY_AQ_SYN_EQN]	= "eqn",
 	[DRAY_AQ_SYN_PAGE_ADDR]	= "page_addr",
 	[DRAY_AQ_SYN_UAR_INDEX]	= "uar index",
+	[DRAY_AQ_SYN_PDN]	= "pdn",
+	[DRAY_AQ_SYN_MR_KEY]	= "mr key",
+	[DRAY_AQ_SYN_ACCESS]	= "access",
+	[DRAY_AQ_SYN_LENGTH]	= "length",
+	[DRAY_AQ_SYN_IOVA]	= "iova",
+	[DRAY_AQ_SYN_MTT]	= "mtt",
+	[DRAY_AQ_SYN_PAGE_COUNT] = "page count",
+	[DRAY_AQ_SYN_CQN]	= "cqn",
+	[DRAY_AQ_SYN_QPN]	= "qpn",
+	[DRAY_AQ_SYN_QP_TYPE]	= "qp type",
+	[DRAY_AQ_SYN_QP_STATE]	= "qp state transition",
+	[DRAY_AQ_SYN_QP_ATTR]	= "qp attribute",
+	[DRAY_AQ_SYN_LOG_STRIDE] = "log_stride",
+	[DRAY_AQ_SYN_AHN]	= "ahn",
+	[DRAY_AQ_SYN_IN_ADDR]	= "in_addr",
+	[DRAY_AQ_SYN_IN_LEN]	= "in_len",
+	[DRAY_AQ_SYN_SGID_INDEX] = "sgid index",
+	[DRAY_AQ_SYN_FLAGS]	= "flags",
 };
 
 static const char *aq_syndrome_name(u32 syn)
@@ -112,8 +130,14 @@ int dray_aq_exec(struct dray_dev *dev, struct dray_aq_entry *entry,
 	u32 syn;
 
 	might_sleep();
-	if (down_killable(&aq->slots))
-		return -EINTR;
+	/*
+	 * Not interruptible: destroy commands run when a killed process's
+	 * objects are cleaned up, and must not fail then. Every slot comes
+	 * back within a command timeout, or the queue is declared dead.
+	 */
+	while (down_timeout(&aq->slots, msecs_to_jiffies(DRAY_AQ_TIMEOUT_MS)))
+		if (READ_ONCE(aq->dead))
+			return -EIO;
 
 	spin_lock_bh(&aq->lock);
 	if (aq->dead) {
@@ -142,7 +166,7 @@ int dray_aq_exec(struct dray_dev *dev, struct dray_aq_entry *entry,
 	spin_lock_bh(&aq->lock);
 	if (!left) {
 		/* The slot stays busy: the device may still write it. */
-		aq->dead = true;
+		WRITE_ONCE(aq->dead, true);
 		spin_unlock_bh(&aq->lock);
 		ddev_err_rl(dev, "admin command %u timed out, device status %#x\n",
 			    entry->hdr.opcode,

@@ -173,3 +173,329 @@ int dray_cmd_destroy_uar(struct dray_dev *dev, u32 index)
 	e.u.destroy_uar.uar_index = cpu_to_le32(index);
 	return dray_aq_exec(dev, &e, NULL);
 }
+
+/*
+ * A mailbox: a host buffer the device reads a command's input from or
+ * writes its output to, mapped for the command's duration only.
+ */
+struct cmd_mbox {
+	void			*buf;
+	dma_addr_t		dma;
+	size_t			len;
+	enum dma_data_direction	dir;
+};
+
+/* Input mailboxes are filled by the caller before mbox_map(). */
+static int mbox_alloc(struct cmd_mbox *mb, size_t len,
+		      enum dma_data_direction dir)
+{
+	mb->buf = kzalloc(len, GFP_KERNEL);
+	if (!mb->buf)
+		return -ENOMEM;
+	mb->len = len;
+	mb->dir = dir;
+	return 0;
+}
+
+static int mbox_map(struct dray_dev *dev, struct cmd_mbox *mb)
+{
+	struct device *dma_dev = dray_dma_dev(dev);
+
+	mb->dma = dma_map_single(dma_dev, mb->buf, mb->len, mb->dir);
+	if (dma_mapping_error(dma_dev, mb->dma))
+		return -ENOMEM;
+	return 0;
+}
+
+static void mbox_unmap(struct dray_dev *dev, struct cmd_mbox *mb)
+{
+	dma_unmap_single(dray_dma_dev(dev), mb->dma, mb->len, mb->dir);
+}
+
+static void mbox_free(struct cmd_mbox *mb)
+{
+	kfree(mb->buf);
+}
+
+/* Run a command whose only argument is the object number @num. */
+static int cmd_destroy(struct dray_dev *dev, u8 opcode, u32 num)
+{
+	struct dray_aq_entry e;
+
+	cmd_init(&e, opcode);
+	/* Every DESTROY_* command starts with the object number. */
+	e.u.destroy_pd.pdn = cpu_to_le32(num);
+	return dray_aq_exec(dev, &e, NULL);
+}
+
+/* The result of a CREATE_* command is a 32-bit object number or key. */
+static int cmd_create_result(struct dray_dev *dev, struct dray_aq_entry *e,
+			     u32 *num)
+{
+	u64 res;
+	int ret;
+
+	ret = dray_aq_exec(dev, e, &res);
+	if (ret)
+		return ret;
+	if (res > U32_MAX) {
+		/* A device bug: the object cannot be named, so it leaks. */
+		ddev_err_rl(dev, "command %u returned object %#llx\n",
+			    e->hdr.opcode, res);
+		return -EIO;
+	}
+	*num = res;
+	return 0;
+}
+
+static_assert(offsetof(struct dray_cmd_destroy_pd, pdn) == 0);
+static_assert(offsetof(struct dray_cmd_destroy_mr, key) == 0);
+static_assert(offsetof(struct dray_cmd_destroy_cq, cqn) == 0);
+static_assert(offsetof(struct dray_cmd_destroy_ah, ahn) == 0);
+
+int dray_cmd_create_pd(struct dray_dev *dev, u32 *pdn)
+{
+	struct dray_aq_entry e;
+
+	cmd_init(&e, DRAY_CMD_CREATE_PD);
+	return cmd_create_result(dev, &e, pdn);
+}
+
+int dray_cmd_destroy_pd(struct dray_dev *dev, u32 pdn)
+{
+	return cmd_destroy(dev, DRAY_CMD_DESTROY_PD, pdn);
+}
+
+int dray_cmd_create_mr(struct dray_dev *dev, const struct dray_mr_params *p,
+		       u32 *key)
+{
+	struct dray_cmd_create_mr *c;
+	struct dray_aq_entry e;
+
+	cmd_init(&e, DRAY_CMD_CREATE_MR);
+	c = &e.u.create_mr;
+	c->pdn = cpu_to_le32(p->pdn);
+	c->access = p->access;
+	c->flags = p->flags;
+	c->iova = cpu_to_le64(p->iova);
+	c->length = cpu_to_le64(p->length);
+	c->mtt_addr = cpu_to_le64(p->mtt_addr);
+	c->n_pages = cpu_to_le32(p->n_pages);
+	return cmd_create_result(dev, &e, key);
+}
+
+int dray_cmd_destroy_mr(struct dray_dev *dev, u32 key)
+{
+	return cmd_destroy(dev, DRAY_CMD_DESTROY_MR, key);
+}
+
+int dray_cmd_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,
+		       u32 *cqn)
+{
+	struct dray_cmd_create_cq *c;
+	struct dray_aq_entry e;
+
+	cmd_init(&e, DRAY_CMD_CREATE_CQ);
+	c = &e.u.create_cq;
+	c->mtt_addr = cpu_to_le64(p->mtt_addr);
+	c->n_pages = cpu_to_le32(p->n_pages);
+	c->eqn = cpu_to_le32(p->eqn);
+	c->log_depth = p->log_depth;
+	return cmd_create_result(dev, &e, cqn);
+}
+
+int dray_cmd_destroy_cq(struct dray_dev *dev, u32 cqn)
+{
+	return cmd_destroy(dev, DRAY_CMD_DESTROY_CQ, cqn);
+}
+
+/* Run a QP command with a mailbox (struct dray_cmd_qp). */
+static int cmd_qp(struct dray_dev *dev, u8 opcode, u32 qpn,
+		  struct cmd_mbox *mb, u64 *result)
+{
+	struct dray_aq_entry e;
+	int ret;
+
+	ret = mbox_map(dev, mb);
+	if (ret)
+		return ret;
+	cmd_init(&e, opcode);
+	e.u.qp.qpn = cpu_to_le32(qpn);
+	e.u.qp.len = cpu_to_le32(mb->len);
+	e.u.qp.addr = cpu_to_le64(mb->dma);
+	ret = dray_aq_exec(dev, &e, result);
+	mbox_unmap(dev, mb);
+	return ret;
+}
+
+int dray_cmd_create_qp(struct dray_dev *dev, const struct dray_qp_params *p,
+		       u32 *qpn)
+{
+	struct dray_qp_create *c;
+	struct cmd_mbox mb;
+	u64 res;
+	int ret;
+
+	ret = mbox_alloc(&mb, sizeof(*c), DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	c = mb.buf;
+	c->type = p->type;
+	c->sq_log_depth = p->sq_log_depth;
+	c->sq_log_stride = p->sq_log_stride;
+	c->rq_log_depth = p->rq_log_depth;
+	c->rq_log_stride = p->rq_log_stride;
+	c->flags = p->flags;
+	c->pdn = cpu_to_le32(p->pdn);
+	c->send_cqn = cpu_to_le32(p->send_cqn);
+	c->recv_cqn = cpu_to_le32(p->recv_cqn);
+	c->uar_index = cpu_to_le32(p->uar_index);
+	c->sq_mtt = cpu_to_le64(p->sq_mtt);
+	c->sq_n_pages = cpu_to_le32(p->sq_n_pages);
+	c->rq_mtt = cpu_to_le64(p->rq_mtt);
+	c->rq_n_pages = cpu_to_le32(p->rq_n_pages);
+
+	ret = cmd_qp(dev, DRAY_CMD_CREATE_QP, 0, &mb, &res);
+	mbox_free(&mb);
+	if (ret)
+		return ret;
+	if (res > DRAY_QPN_MASK) {
+		/* A device bug: not a QP number the wire can carry; leaks. */
+		ddev_err_rl(dev, "CREATE_QP returned QP number %#llx\n", res);
+		return -EIO;
+	}
+	*qpn = res;
+	return 0;
+}
+
+static void path_to_hw(struct dray_path *hw, const struct dray_path_params *p)
+{
+	memcpy(hw->dmac, p->dmac, sizeof(hw->dmac));
+	hw->sgid_index = p->sgid_index;
+	hw->hop_limit = p->hop_limit;
+	memcpy(hw->dgid, p->dgid, sizeof(hw->dgid));
+	hw->traffic_class = p->traffic_class;
+	hw->flow_label = cpu_to_le32(p->flow_label);
+	hw->udp_sport = cpu_to_le16(p->udp_sport);
+}
+
+static void path_from_hw(struct dray_path_params *p, const struct dray_path *hw)
+{
+	memcpy(p->dmac, hw->dmac, sizeof(p->dmac));
+	p->sgid_index = hw->sgid_index;
+	p->hop_limit = hw->hop_limit;
+	memcpy(p->dgid, hw->dgid, sizeof(p->dgid));
+	p->traffic_class = hw->traffic_class;
+	p->flow_label = le32_to_cpu(hw->flow_label);
+	p->udp_sport = le16_to_cpu(hw->udp_sport);
+}
+
+int dray_cmd_modify_qp(struct dray_dev *dev, u32 qpn,
+		       const struct dray_qp_attr_params *p)
+{
+	struct dray_qp_attr *a;
+	struct cmd_mbox mb;
+	int ret;
+
+	ret = mbox_alloc(&mb, sizeof(*a), DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	a = mb.buf;
+	a->attr_mask = cpu_to_le32(p->mask);
+	a->state = p->state;
+	a->cur_state = p->cur_state;
+	a->path_mtu = p->path_mtu;
+	a->timeout = p->timeout;
+	a->retry_cnt = p->retry_cnt;
+	a->rnr_retry = p->rnr_retry;
+	a->min_rnr_timer = p->min_rnr_timer;
+	a->max_rd_atomic = p->max_rd_atomic;
+	a->max_dest_rd_atomic = p->max_dest_rd_atomic;
+	a->access = p->access;
+	a->dest_qpn = cpu_to_le32(p->dest_qpn);
+	a->rq_psn = cpu_to_le32(p->rq_psn);
+	a->sq_psn = cpu_to_le32(p->sq_psn);
+	a->qkey = cpu_to_le32(p->qkey);
+	path_to_hw(&a->path, &p->path);
+
+	ret = cmd_qp(dev, DRAY_CMD_MODIFY_QP, qpn, &mb, NULL);
+	mbox_free(&mb);
+	return ret;
+}
+
+int dray_cmd_query_qp(struct dray_dev *dev, u32 qpn,
+		      struct dray_qp_attr_params *p)
+{
+	const struct dray_qp_attr *a;
+	struct cmd_mbox mb;
+	int ret;
+
+	ret = mbox_alloc(&mb, sizeof(*a), DMA_FROM_DEVICE);
+	if (ret)
+		return ret;
+	ret = cmd_qp(dev, DRAY_CMD_QUERY_QP, qpn, &mb, NULL);
+	if (ret)
+		goto free_mbox;
+
+	a = mb.buf;
+	p->mask = le32_to_cpu(a->attr_mask);
+	p->state = a->state;
+	p->cur_state = a->cur_state;
+	p->path_mtu = a->path_mtu;
+	p->timeout = a->timeout;
+	p->retry_cnt = a->retry_cnt;
+	p->rnr_retry = a->rnr_retry;
+	p->min_rnr_timer = a->min_rnr_timer;
+	p->max_rd_atomic = a->max_rd_atomic;
+	p->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	p->access = a->access;
+	p->sq_draining = a->sq_draining;
+	p->dest_qpn = le32_to_cpu(a->dest_qpn);
+	p->rq_psn = le32_to_cpu(a->rq_psn);
+	p->sq_psn = le32_to_cpu(a->sq_psn);
+	p->qkey = le32_to_cpu(a->qkey);
+	path_from_hw(&p->path, &a->path);
+free_mbox:
+	mbox_free(&mb);
+	return ret;
+}
+
+int dray_cmd_destroy_qp(struct dray_dev *dev, u32 qpn)
+{
+	struct dray_aq_entry e;
+
+	cmd_init(&e, DRAY_CMD_DESTROY_QP);
+	e.u.qp.qpn = cpu_to_le32(qpn);
+	return dray_aq_exec(dev, &e, NULL);
+}
+
+int dray_cmd_create_ah(struct dray_dev *dev, u32 pdn,
+		       const struct dray_path_params *path, u32 *ahn)
+{
+	struct dray_aq_entry e;
+	struct cmd_mbox mb;
+	int ret;
+
+	ret = mbox_alloc(&mb, sizeof(struct dray_path), DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	path_to_hw(mb.buf, path);
+	ret = mbox_map(dev, &mb);
+	if (ret)
+		goto free_mbox;
+
+	cmd_init(&e, DRAY_CMD_CREATE_AH);
+	e.u.create_ah.pdn = cpu_to_le32(pdn);
+	e.u.create_ah.addr = cpu_to_le64(mb.dma);
+	e.u.create_ah.len = cpu_to_le32(mb.len);
+	ret = cmd_create_result(dev, &e, ahn);
+	mbox_unmap(dev, &mb);
+free_mbox:
+	mbox_free(&mb);
+	return ret;
+}
+
+int dray_cmd_destroy_ah(struct dray_dev *dev, u32 ahn)
+{
+	return cmd_destroy(dev, DRAY_CMD_DESTROY_AH, ahn);
+}

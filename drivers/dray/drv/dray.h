@@ -9,27 +9,42 @@
 #include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include <dray/dray_regs.h>
 #include <dray/dray_admin.h>
 #include <dray/dray_eq.h>
+#include <dray/dray_queue.h>
 #include <dray/dray_uar.h>
 #include <dray/dray_ring.h>
 
 #include "../bus.h"
 
+/* QP numbers are 24 bits on the wire (BTH DestQP). */
+#define DRAY_QPN_MASK		0xffffffU
+
 #define DRAY_AQ_LOG_DEPTH	5
 #define DRAY_AQ_TIMEOUT_MS	5000
-#define DRAY_ASYNC_EQ_LOG_DEPTH	6
+/*
+ * EQ sizes. The async EQ must never overflow (the device treats that as
+ * fatal): QP and CQ events are bounded by the number of objects, so give
+ * it room for several events per QP in flight. The completion EQ holds at
+ * most a few events per CQ (one per arm); it is sized from max_cq.
+ */
+#define DRAY_ASYNC_EQ_LOG_DEPTH	12
+#define DRAY_COMP_EQ_EVENTS_PER_CQ 3
 
 /* Interrupt vector assignment. */
 enum {
 	DRAY_VEC_ADMIN	= 0,
 	DRAY_VEC_ASYNC	= 1,
+	DRAY_VEC_COMP	= 2,
 };
 
 /* Per-slot state of an admin command in flight. */
@@ -55,7 +70,12 @@ struct dray_aq {
 	struct dray_aq_ctx	*ctx;
 };
 
+/*
+ * An event queue. ci is owned by the EQ's interrupt handler (which never
+ * runs concurrently with itself); the rest is fixed after creation.
+ */
 struct dray_eq {
+	struct dray_dev		*dev;
 	struct dray_eqe		*ring;
 	dma_addr_t		dma;
 	u32			depth;
@@ -107,8 +127,20 @@ struct dray_dev {
 	unsigned long		flags;	/* DRAY_DEV_* bits */
 
 	struct dray_aq		aq;
-	struct dray_eq		async_eq;
+	struct dray_eq		async_eq;	/* EQ 0: port, CQ and QP events */
+	struct dray_eq		comp_eq;	/* completion events */
 	struct dray_caps	caps;
+
+	/*
+	 * CQs and QPs by number, for event dispatch. Each xarray holds one
+	 * reference on its objects; the EQ handler takes another under the
+	 * xa_lock while it calls the consumer. Process context uses the _bh
+	 * variants: the EQ handler runs with bottom halves disabled.
+	 */
+	struct xarray		cqs;
+	struct xarray		qps;
+	/* Runs commands that cannot be issued where they were requested. */
+	struct workqueue_struct	*wq;
 };
 
 struct dray_ucontext {
@@ -124,6 +156,142 @@ struct dray_mmap_entry {
 	struct page			*page;
 };
 
+struct dray_pd {
+	struct ib_pd	ibpd;
+	u32		pdn;
+};
+
+struct dray_mr {
+	struct ib_mr	ibmr;
+	struct ib_umem	*umem;	/* pinned until the device let go of it */
+};
+
+struct dray_cq {
+	struct ib_cq		ibcq;
+	struct ib_umem		*umem;	/* the ring, in user memory */
+	u32			cqn;
+	refcount_t		refs;	/* dev->cqs' and event dispatch's */
+	struct completion	unused;	/* refs dropped to zero */
+};
+
+struct dray_qp {
+	struct ib_qp		ibqp;
+	struct ib_umem		*sq_umem;
+	struct ib_umem		*rq_umem;
+	u32			qpn;
+	refcount_t		refs;	/* dev->qps' and event dispatch's */
+	struct completion	unused;	/* refs dropped to zero */
+	/*
+	 * Report IB_EVENT_SQ_DRAINED: what the last transition to SQD asked
+	 * for. Written under lock, read by the EQ handler.
+	 */
+	bool			sqd_notify;
+	/*
+	 * lock serializes MODIFY_QP and QUERY_QP of this QP and protects
+	 * state (the last state the device reported or accepted), dest_qpn
+	 * and has_dest_qpn.
+	 */
+	struct mutex		lock;
+	u8			state;	/* enum ib_qp_state */
+	bool			has_dest_qpn;
+	u32			dest_qpn;
+	/* Fixed at creation. */
+	struct ib_qp_cap	cap;
+	enum ib_sig_type	sq_sig_type;
+};
+
+struct dray_ah {
+	struct ib_ah	ibah;
+	u32		ahn;
+};
+
+/*
+ * Memory translation table for one buffer: MTT pages mapped for the
+ * device, built from a pinned umem and freed once the create command
+ * completed (the device copies the table).
+ */
+struct dray_mtt {
+	u32		n_data;		/* 4 KiB data pages described */
+	u32		n_mtt;		/* MTT pages */
+	struct page	**pages;
+	dma_addr_t	*dma;
+};
+
+static inline dma_addr_t dray_mtt_addr(const struct dray_mtt *mtt)
+{
+	return mtt->dma[0];
+}
+
+/*
+ * Admin command parameters in CPU order; cmd.c alone converts them to and
+ * from the little-endian formats of dray_admin.h.
+ */
+struct dray_mr_params {
+	u32		pdn;
+	u8		access;		/* DRAY_ACCESS_* */
+	u8		flags;		/* DRAY_MR_F_* */
+	u64		iova;
+	u64		length;
+	dma_addr_t	mtt_addr;
+	u32		n_pages;
+};
+
+struct dray_cq_params {
+	dma_addr_t	mtt_addr;
+	u32		n_pages;
+	u32		eqn;
+	u8		log_depth;
+};
+
+struct dray_qp_params {
+	u8		type;		/* enum dray_qp_type */
+	u8		sq_log_depth;
+	u8		sq_log_stride;
+	u8		rq_log_depth;
+	u8		rq_log_stride;
+	u8		flags;		/* DRAY_QP_F_* */
+	u32		pdn;
+	u32		send_cqn;
+	u32		recv_cqn;
+	u32		uar_index;
+	dma_addr_t	sq_mtt;
+	u32		sq_n_pages;
+	dma_addr_t	rq_mtt;
+	u32		rq_n_pages;
+};
+
+/* struct dray_path in CPU order. */
+struct dray_path_params {
+	u8	dmac[ETH_ALEN];
+	u8	sgid_index;
+	u8	hop_limit;
+	u8	dgid[16];
+	u8	traffic_class;
+	u32	flow_label;
+	u16	udp_sport;
+};
+
+/* struct dray_qp_attr in CPU order. */
+struct dray_qp_attr_params {
+	u32			mask;		/* DRAY_QP_ATTR_* */
+	u8			state;		/* enum dray_qp_state */
+	u8			cur_state;
+	u8			path_mtu;
+	u8			timeout;
+	u8			retry_cnt;
+	u8			rnr_retry;
+	u8			min_rnr_timer;
+	u8			max_rd_atomic;
+	u8			max_dest_rd_atomic;
+	u8			access;
+	bool			sq_draining;
+	u32			dest_qpn;
+	u32			rq_psn;
+	u32			sq_psn;
+	u32			qkey;
+	struct dray_path_params	path;
+};
+
 static inline struct dray_dev *to_ddev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct dray_dev, ibdev);
@@ -132,6 +300,57 @@ static inline struct dray_dev *to_ddev(struct ib_device *ibdev)
 static inline struct dray_ucontext *to_ductx(struct ib_ucontext *uctx)
 {
 	return container_of(uctx, struct dray_ucontext, ibucontext);
+}
+
+static inline struct dray_pd *to_dpd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct dray_pd, ibpd);
+}
+
+static inline struct dray_mr *to_dmr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct dray_mr, ibmr);
+}
+
+static inline struct dray_cq *to_dcq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct dray_cq, ibcq);
+}
+
+static inline struct dray_qp *to_dqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct dray_qp, ibqp);
+}
+
+static inline struct dray_ah *to_dah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct dray_ah, ibah);
+}
+
+/*
+ * The most CQEs a CQ can be asked for: the device's largest ring is the
+ * largest power of two <= max_cqe, and one ring slot stays free (the
+ * provider sizes a ring as the next power of two >= cqe + 1).
+ */
+static inline u32 dray_max_cqe(const struct dray_caps *caps)
+{
+	return caps->max_cqe ? rounddown_pow_of_two(caps->max_cqe) - 1 : 0;
+}
+
+/* IB access flags to DRAY_ACCESS_* (the same IBTA bits, named apart). */
+static inline u8 dray_access_to_hw(int access)
+{
+	u8 hw = 0;
+
+	if (access & IB_ACCESS_LOCAL_WRITE)
+		hw |= DRAY_ACCESS_LOCAL_WRITE;
+	if (access & IB_ACCESS_REMOTE_WRITE)
+		hw |= DRAY_ACCESS_REMOTE_WRITE;
+	if (access & IB_ACCESS_REMOTE_READ)
+		hw |= DRAY_ACCESS_REMOTE_READ;
+	if (access & IB_ACCESS_REMOTE_ATOMIC)
+		hw |= DRAY_ACCESS_REMOTE_ATOMIC;
+	return hw;
 }
 
 static inline struct device *dray_dma_dev(struct dray_dev *dev)
@@ -143,6 +362,27 @@ static inline struct device *dray_dma_dev(struct dray_dev *dev)
 	ibdev_err_ratelimited(&(dev)->ibdev, fmt, ##__VA_ARGS__)
 #define ddev_dbg(dev, fmt, ...) \
 	ibdev_dbg(&(dev)->ibdev, fmt, ##__VA_ARGS__)
+/* For input a user can get wrong: name the field, its value and limit. */
+#define ddev_dbg_rl(dev, fmt, ...) \
+	ibdev_dbg_ratelimited(&(dev)->ibdev, fmt, ##__VA_ARGS__)
+#define dcq_dbg(cq, fmt, ...) do {					\
+	const struct dray_cq *__cq = (cq);				\
+									\
+	ibdev_dbg_ratelimited(__cq->ibcq.device, "CQ[%u] " fmt,		\
+			      __cq->cqn, ##__VA_ARGS__);		\
+} while (0)
+#define dqp_dbg(qp, fmt, ...) do {					\
+	const struct dray_qp *__qp = (qp);				\
+									\
+	ibdev_dbg_ratelimited(__qp->ibqp.device, "QP[%u] " fmt,		\
+			      __qp->qpn, ##__VA_ARGS__);		\
+} while (0)
+#define dqp_err(qp, fmt, ...) do {					\
+	const struct dray_qp *__qp = (qp);				\
+									\
+	ibdev_err_ratelimited(__qp->ibqp.device, "QP[%u] " fmt,		\
+			      __qp->qpn, ##__VA_ARGS__);		\
+} while (0)
 
 /* aq.c */
 int dray_aq_init(struct dray_dev *dev);
@@ -161,13 +401,81 @@ int dray_cmd_create_eq(struct dray_dev *dev, dma_addr_t ring, u8 log_depth,
 int dray_cmd_destroy_eq(struct dray_dev *dev, u32 eqn);
 int dray_cmd_create_uar(struct dray_dev *dev, dma_addr_t page, u32 *index);
 int dray_cmd_destroy_uar(struct dray_dev *dev, u32 index);
+int dray_cmd_create_pd(struct dray_dev *dev, u32 *pdn);
+int dray_cmd_destroy_pd(struct dray_dev *dev, u32 pdn);
+int dray_cmd_create_mr(struct dray_dev *dev, const struct dray_mr_params *p,
+		       u32 *key);
+int dray_cmd_destroy_mr(struct dray_dev *dev, u32 key);
+int dray_cmd_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,
+		       u32 *cqn);
+int dray_cmd_destroy_cq(struct dray_dev *dev, u32 cqn);
+int dray_cmd_create_qp(struct dray_dev *dev, const struct dray_qp_params *p,
+		       u32 *qpn);
+int dray_cmd_modify_qp(struct dray_dev *dev, u32 qpn,
+		       const struct dray_qp_attr_params *p);
+int dray_cmd_query_qp(struct dray_dev *dev, u32 qpn,
+		      struct dray_qp_attr_params *p);
+int dray_cmd_destroy_qp(struct dray_dev *dev, u32 qpn);
+int dray_cmd_create_ah(struct dray_dev *dev, u32 pdn,
+		       const struct dray_path_params *path, u32 *ahn);
+int dray_cmd_destroy_ah(struct dray_dev *dev, u32 ahn);
 
 /* eq.c */
-int dray_async_eq_init(struct dray_dev *dev);
-void dray_async_eq_destroy(struct dray_dev *dev);
-void dray_async_eq_free(struct dray_dev *dev);
+int dray_eq_create(struct dray_dev *dev, struct dray_eq *eq, u8 log_depth,
+		   u8 vector);
+void dray_eq_destroy(struct dray_dev *dev, struct dray_eq *eq);
+void dray_eq_free(struct dray_dev *dev, struct dray_eq *eq);
+
+/* mtt.c */
+int dray_mtt_build(struct dray_dev *dev, struct ib_umem *umem, u32 n_data,
+		   struct dray_mtt *mtt);
+void dray_mtt_free(struct dray_dev *dev, struct dray_mtt *mtt);
+struct ib_umem *dray_queue_pin(struct dray_dev *dev, const char *what,
+			       u64 addr, u32 size, u64 needed, u32 *n_pages);
 
 /* verbs.c */
 extern const struct ib_device_ops dray_dev_ops;
+int dray_udata_cmd(struct dray_dev *dev, struct ib_udata *udata, void *cmd,
+		   size_t size, size_t min_size, const char *verb);
+int dray_udata_resp(struct dray_dev *dev, struct ib_udata *udata,
+		    const void *resp, size_t size, size_t min_size,
+		    const char *verb);
+
+/* pd.c */
+int dray_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int dray_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* mr.c */
+struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access_flags,
+			       struct ib_udata *udata);
+int dray_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* cq.c */
+int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct ib_udata *udata);
+int dray_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+void dray_cq_event(struct dray_dev *dev, u32 cqn, u8 type);
+
+/* qp.c */
+int dray_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		   struct ib_udata *udata);
+int dray_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata);
+int dray_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init_attr);
+int dray_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+void dray_qp_event(struct dray_dev *dev, u32 qpn, u8 type, u64 data1);
+
+/* ah.c */
+int dray_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		   struct ib_udata *udata);
+int dray_destroy_ah(struct ib_ah *ibah, u32 flags);
+int dray_path_from_ah_attr(struct dray_dev *dev,
+			   const struct rdma_ah_attr *ah_attr,
+			   struct dray_path_params *path);
+
+/* uverbs.c: driver-specific uverbs methods */
+extern const struct uapi_definition dray_uapi_defs[];
 
 #endif /* DRAY_DRV_H */

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray driver: the asynchronous event queue (EQ 0).
+ * dray driver: event queues.
+ *
+ * Two EQs share this code: the async EQ (EQ 0, the device's destination
+ * for port, CQ error and QP events) and the completion EQ (the EQ every CQ
+ * raises its completion events on). Each has its own interrupt vector;
+ * the handler dispatches whatever event type it finds, so it does not
+ * matter on which EQ the device reports an event.
  */
 
 #include <linux/dma-mapping.h>
@@ -17,17 +23,16 @@ static void eq_doorbell(struct dray_dev *dev, struct dray_eq *eq, bool arm)
 	dray_hw_writel(dev->hw, DRAY_REG_EQ_DB, val);
 }
 
-static void async_port_change(struct dray_dev *dev, const struct dray_eqe *eqe)
+static void eq_port_change(struct dray_dev *dev, u32 port, u64 data1)
 {
 	struct ib_event ev = {
 		.device = &dev->ibdev,
-		.element.port_num = le32_to_cpu(eqe->data0),
+		.element.port_num = port,
 	};
-	u8 state = le64_to_cpu(eqe->data1) & 0xff;
+	u8 state = data1 & 0xff;
 
-	if (ev.element.port_num != 1) {
-		ddev_err_rl(dev, "port event for unknown port %u\n",
-			    ev.element.port_num);
+	if (port != 1) {
+		ddev_err_rl(dev, "port event for unknown port %u\n", port);
 		return;
 	}
 	ev.event = state == DRAY_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
@@ -35,14 +40,48 @@ static void async_port_change(struct dray_dev *dev, const struct dray_eqe *eqe)
 	ib_dispatch_event(&ev);
 }
 
-/* Async vector handler. Atomic context; the device disarmed the EQ. */
-static void dray_async_irq(void *cookie)
+static void eq_dispatch(struct dray_dev *dev, const struct dray_eqe *eqe)
 {
-	struct dray_dev *dev = cookie;
-	struct dray_eq *eq = &dev->async_eq;
+	u32 data0 = le32_to_cpu(eqe->data0);
+	u64 data1 = le64_to_cpu(eqe->data1);
 
-	for (;;) {
-		struct dray_eqe *eqe = &eq->ring[dray_ring_slot(eq->ci, eq->depth)];
+	switch (eqe->type) {
+	case DRAY_EQE_PORT_CHANGE:
+		eq_port_change(dev, data0, data1);
+		break;
+	case DRAY_EQE_COMPLETION:
+	case DRAY_EQE_CQ_ERROR:
+		dray_cq_event(dev, data0, eqe->type);
+		break;
+	case DRAY_EQE_QP_FATAL:
+	case DRAY_EQE_QP_REQ_ERR:
+	case DRAY_EQE_QP_ACCESS_ERR:
+	case DRAY_EQE_COMM_EST:
+	case DRAY_EQE_SQ_DRAINED:
+		dray_qp_event(dev, data0, eqe->type, data1);
+		break;
+	default:
+		ddev_err_rl(dev, "EQ: unknown event type %u\n", eqe->type);
+		break;
+	}
+}
+
+/*
+ * EQ vector handler. Atomic context, bottom halves disabled; never runs
+ * concurrently with itself for one EQ. The device disarmed the EQ when it
+ * raised the vector. At most one ring's worth of events is handled per
+ * call; re-arming an EQ that still holds events raises the vector again,
+ * so nothing is left behind and a flood cannot keep this CPU here.
+ */
+static void dray_eq_irq(void *cookie)
+{
+	struct dray_eq *eq = cookie;
+	struct dray_dev *dev = eq->dev;
+	u32 n;
+
+	for (n = 0; n < eq->depth; n++) {
+		struct dray_eqe *eqe =
+			&eq->ring[dray_ring_slot(eq->ci, eq->depth)];
 		u8 phase = dray_ring_phase(eq->ci, eq->depth);
 
 		if ((READ_ONCE(eqe->flags) & DRAY_EQE_PHASE) != phase)
@@ -50,54 +89,52 @@ static void dray_async_irq(void *cookie)
 		/* Read the body only after seeing the phase bit. */
 		dma_rmb();
 
-		switch (eqe->type) {
-		case DRAY_EQE_PORT_CHANGE:
-			async_port_change(dev, eqe);
-			break;
-		default:
-			ddev_err_rl(dev, "unknown async event type %u\n",
-				    eqe->type);
-			break;
-		}
+		eq_dispatch(dev, eqe);
 		eq->ci++;
+		/* Give half a ring back early so the device need not wait. */
+		if (n == eq->depth / 2)
+			eq_doorbell(dev, eq, false);
 	}
 	eq_doorbell(dev, eq, true);
 }
 
-int dray_async_eq_init(struct dray_dev *dev)
+/**
+ * dray_eq_create() - allocate, register and arm an event queue
+ * @dev: the device
+ * @eq: the EQ to set up
+ * @log_depth: log2 of its number of entries
+ * @vector: its interrupt vector
+ *
+ * Context: process (probe).
+ * Return: 0 or a negative errno; nothing is left allocated on failure.
+ */
+int dray_eq_create(struct dray_dev *dev, struct dray_eq *eq, u8 log_depth,
+		   u8 vector)
 {
 	struct device *dma_dev = dray_dma_dev(dev);
-	struct dray_eq *eq = &dev->async_eq;
 	size_t size;
 	int ret;
 
-	eq->depth = 1U << DRAY_ASYNC_EQ_LOG_DEPTH;
-	eq->vector = DRAY_VEC_ASYNC;
+	eq->dev = dev;
+	eq->depth = 1U << log_depth;
+	eq->vector = vector;
 	eq->ci = 0;
 	size = eq->depth * sizeof(*eq->ring);
+	/* Zeroed: no entry carries the first pass's phase bit yet. */
 	eq->ring = dma_alloc_coherent(dma_dev, size, &eq->dma, GFP_KERNEL);
 	if (!eq->ring)
 		return -ENOMEM;
 
-	ret = dray_hw_request_irq(dev->hw, eq->vector, dray_async_irq, dev);
+	ret = dray_hw_request_irq(dev->hw, eq->vector, dray_eq_irq, eq);
 	if (ret)
 		goto free_ring;
 
-	ret = dray_cmd_create_eq(dev, eq->dma, DRAY_ASYNC_EQ_LOG_DEPTH,
-				 eq->vector, &eq->eqn);
+	ret = dray_cmd_create_eq(dev, eq->dma, log_depth, eq->vector, &eq->eqn);
 	if (ret)
 		goto free_irq;
-	if (eq->eqn != 0) {
-		/* Port events go to EQ 0: it must be the first EQ. */
-		ibdev_err(&dev->ibdev, "async EQ got number %u\n", eq->eqn);
-		ret = -EIO;
-		goto destroy_eq;
-	}
 	eq_doorbell(dev, eq, true);
 	return 0;
 
-destroy_eq:
-	dray_cmd_destroy_eq(dev, eq->eqn);
 free_irq:
 	dray_hw_free_irq(dev->hw, eq->vector);
 free_ring:
@@ -105,23 +142,24 @@ free_ring:
 	return ret;
 }
 
-/* Stop the async EQ. Its ring is freed by dray_async_eq_free(). */
-void dray_async_eq_destroy(struct dray_dev *dev)
+/*
+ * Stop an EQ: the device forgets it and its handler will not run again.
+ * Its ring is freed by dray_eq_free(), after the device was reset if
+ * DESTROY_EQ failed.
+ */
+void dray_eq_destroy(struct dray_dev *dev, struct dray_eq *eq)
 {
-	struct dray_eq *eq = &dev->async_eq;
 	int ret;
 
 	ret = dray_cmd_destroy_eq(dev, eq->eqn);
 	if (ret)
-		ddev_err_rl(dev, "destroy async EQ failed: %d\n", ret);
+		ddev_err_rl(dev, "destroy EQ %u failed: %d\n", eq->eqn, ret);
 	dray_hw_free_irq(dev->hw, eq->vector);
 }
 
-/* Free the ring; only after the device was reset or the EQ destroyed. */
-void dray_async_eq_free(struct dray_dev *dev)
+/* Free the ring; only once the device no longer writes it. */
+void dray_eq_free(struct dray_dev *dev, struct dray_eq *eq)
 {
-	struct dray_eq *eq = &dev->async_eq;
-
 	dma_free_coherent(dray_dma_dev(dev), eq->depth * sizeof(*eq->ring),
 			  eq->ring, eq->dma);
 }

@@ -52,41 +52,92 @@ static void dray_nic_removed(void *ctx)
 		put_device(&dev->ibdev.dev);
 }
 
+/* Completion EQ depth: room for a few events per CQ the device allows. */
+static u8 dray_comp_eq_log_depth(const struct dray_caps *caps)
+{
+	u64 events = (u64)caps->max_cq * DRAY_COMP_EQ_EVENTS_PER_CQ;
+
+	return clamp_t(u64, order_base_2(events), DRAY_EQ_LOG_DEPTH_MIN,
+		       DRAY_EQ_LOG_DEPTH_MAX);
+}
+
 /* Bring up the device behind dev->hw and learn what it can do. */
 static int dray_probe(struct dray_dev *dev)
 {
 	struct ib_device *ibdev = &dev->ibdev;
 	int ret;
 
+	/* Taken in the EQ handlers: with bottom halves off everywhere else. */
+	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_BH);
+	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_BH);
+	dev->wq = alloc_ordered_workqueue("dray-%s", 0,
+					  netdev_name(dev->ndev));
+	if (!dev->wq)
+		return -ENOMEM;
+
 	ret = dray_aq_init(dev);
 	if (ret)
-		return ret;
+		goto destroy_wq;
 	ret = dray_cmd_query_device(dev, &dev->caps);
 	if (ret)
 		goto destroy_aq;
-	ret = dray_async_eq_init(dev);
+	ret = dray_eq_create(dev, &dev->async_eq, DRAY_ASYNC_EQ_LOG_DEPTH,
+			     DRAY_VEC_ASYNC);
 	if (ret)
 		goto destroy_aq;
+	if (dev->async_eq.eqn != 0) {
+		/* Port and QP events go to EQ 0: it must be the first EQ. */
+		ibdev_err(ibdev, "async EQ got number %u\n", dev->async_eq.eqn);
+		ret = -EIO;
+		goto destroy_async_eq;
+	}
+	ret = dray_eq_create(dev, &dev->comp_eq,
+			     dray_comp_eq_log_depth(&dev->caps), DRAY_VEC_COMP);
+	if (ret)
+		goto destroy_async_eq;
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->node_guid = dev->caps.node_guid;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
 	ibdev->local_dma_lkey = 0;
+	ibdev->driver_def = dray_uapi_defs;
 	strscpy(ibdev->node_desc, "dray", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &dray_dev_ops);
 	return 0;
 
+destroy_async_eq:
+	dray_eq_destroy(dev, &dev->async_eq);
+	dray_aq_destroy(dev);
+	/* Only after the reset: until then the device may write the ring. */
+	dray_eq_free(dev, &dev->async_eq);
+	destroy_workqueue(dev->wq);
+	return ret;
 destroy_aq:
 	dray_aq_destroy(dev);
+destroy_wq:
+	destroy_workqueue(dev->wq);
 	return ret;
 }
 
+/*
+ * Undo dray_probe(). Every verbs object is gone by now (the core destroys
+ * them before dealloc_driver), except deferred destroys still queued.
+ */
 static void dray_unprobe(struct dray_dev *dev)
 {
-	dray_async_eq_destroy(dev);
+	destroy_workqueue(dev->wq);
+	dray_eq_destroy(dev, &dev->comp_eq);
+	dray_eq_destroy(dev, &dev->async_eq);
+	/* The reset makes the device forget every object still left. */
 	dray_aq_destroy(dev);
-	dray_async_eq_free(dev);
+	dray_eq_free(dev, &dev->comp_eq);
+	dray_eq_free(dev, &dev->async_eq);
+	/* Only objects the core failed to destroy; it already complained. */
+	if (!xa_empty(&dev->cqs) || !xa_empty(&dev->qps))
+		ibdev_err(&dev->ibdev, "CQs or QPs left at removal\n");
+	xa_destroy(&dev->cqs);
+	xa_destroy(&dev->qps);
 }
 
 static void dray_unlist(struct dray_dev *dev)

@@ -40,7 +40,7 @@ static int dray_query_device(struct ib_device *ibdev,
 	attr->max_recv_sge = c->max_recv_sge;
 	attr->max_sge_rd = c->max_sge_rd;
 	attr->max_cq = c->max_cq;
-	attr->max_cqe = c->max_cqe;
+	attr->max_cqe = dray_max_cqe(c);
 	attr->max_mr = c->max_mr;
 	attr->max_pd = c->max_pd;
 	attr->max_qp_rd_atom = c->max_qp_rd_atom;
@@ -49,8 +49,76 @@ static int dray_query_device(struct ib_device *ibdev,
 	attr->max_ah = c->max_ah;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = c->local_ca_ack_delay;
+	/*
+	 * The responder answers a send with no receive posted with an RNR
+	 * NAK; port state changes are reported; sys_image_guid is set.
+	 * Atomics are atomic among the device's own accesses only.
+	 */
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_SYS_IMAGE_GUID;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
+}
+
+/**
+ * dray_udata_cmd() - read a verb's driver-specific input
+ * @dev: the device
+ * @udata: the verb's user data
+ * @cmd: receives the input, zero-filled past what user space sent
+ * @size: sizeof(*@cmd); 0 for a verb without driver input
+ * @min_size: the shortest input accepted
+ * @verb: the verb's name, for the debug log
+ *
+ * Input past @size must be zero: a newer provider asking for something
+ * this driver does not know gets -EOPNOTSUPP rather than silence.
+ *
+ * Return: 0, -EINVAL (too short), -EOPNOTSUPP or -EFAULT.
+ */
+int dray_udata_cmd(struct dray_dev *dev, struct ib_udata *udata, void *cmd,
+		   size_t size, size_t min_size, const char *verb)
+{
+	if (udata->inlen < min_size) {
+		ddev_dbg_rl(dev, "%s: command %zu bytes, need %zu\n", verb,
+			    udata->inlen, min_size);
+		return -EINVAL;
+	}
+	if (udata->inlen > size &&
+	    !ib_is_udata_cleared(udata, size, udata->inlen - size)) {
+		ddev_dbg_rl(dev, "%s: non-zero command bytes past %zu\n", verb,
+			    size);
+		return -EOPNOTSUPP;
+	}
+	if (!size)
+		return 0;
+	memset(cmd, 0, size);
+	return ib_copy_from_udata(cmd, udata, min(size, udata->inlen));
+}
+
+/**
+ * dray_udata_resp() - write a verb's driver-specific output
+ * @dev: the device
+ * @udata: the verb's user data
+ * @resp: the response
+ * @size: sizeof(*@resp); a shorter buffer gets a truncated copy
+ * @min_size: the shortest buffer accepted (what user space cannot miss)
+ * @verb: the verb's name, for the debug log
+ *
+ * Return: 0, -EINVAL (buffer too short) or -EFAULT.
+ */
+int dray_udata_resp(struct dray_dev *dev, struct ib_udata *udata,
+		    const void *resp, size_t size, size_t min_size,
+		    const char *verb)
+{
+	if (udata->outlen < min_size) {
+		ddev_dbg_rl(dev, "%s: response buffer %zu bytes, need %zu\n",
+			    verb, udata->outlen, min_size);
+		return -EINVAL;
+	}
+	/* ib_copy_to_udata() only reads @resp; it is not const-correct. */
+	return ib_copy_to_udata(udata, (void *)resp, min(size, udata->outlen));
 }
 
 /* Map an Ethernet link speed onto the closest IB speed and width. */
@@ -316,24 +384,48 @@ static void dray_disassociate_ucontext(struct ib_ucontext *ibuctx)
 {
 }
 
+/*
+ * Kernel verbs (get_dma_mr, post_send, post_recv, poll_cq, req_notify_cq)
+ * are not provided yet: without them the core marks the device as no
+ * kverbs provider, and kernel ULPs (MAD, CM, IPoIB, ...) leave it alone.
+ * User space posts and polls in the provider. resize_cq is not supported:
+ * the core answers it with -EOPNOTSUPP.
+ */
 const struct ib_device_ops dray_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = DRAY_UVERBS_ABI_VERSION,
 
 	.add_gid = dray_add_gid,
+	.alloc_pd = dray_alloc_pd,
 	.alloc_ucontext = dray_alloc_ucontext,
+	.create_ah = dray_create_ah,
+	.create_cq = dray_create_cq,
+	.create_qp = dray_create_qp,
+	.create_user_ah = dray_create_ah,
+	.dealloc_pd = dray_dealloc_pd,
 	.dealloc_ucontext = dray_dealloc_ucontext,
 	.del_gid = dray_del_gid,
+	.dereg_mr = dray_dereg_mr,
+	.destroy_ah = dray_destroy_ah,
+	.destroy_cq = dray_destroy_cq,
+	.destroy_qp = dray_destroy_qp,
 	.disassociate_ucontext = dray_disassociate_ucontext,
 	.get_dev_fw_str = dray_get_dev_fw_str,
 	.get_link_layer = dray_get_link_layer,
 	.get_port_immutable = dray_get_port_immutable,
 	.mmap = dray_mmap,
 	.mmap_free = dray_mmap_free,
+	.modify_qp = dray_modify_qp,
 	.query_device = dray_query_device,
 	.query_pkey = dray_query_pkey,
 	.query_port = dray_query_port,
+	.query_qp = dray_query_qp,
+	.reg_user_mr = dray_reg_user_mr,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, dray_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, dray_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, dray_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, dray_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, dray_ucontext, ibucontext),
 };

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dray driver: memory regions of user memory.
+ *
+ * The pages are pinned with ib_umem_get() and described to the device in
+ * 4 KiB blocks through an MTT; the device enforces PD, range and access
+ * rights on every use of the key. The pages stay pinned until the device
+ * destroyed the MR: DESTROY_MR completes only once no transfer uses it.
+ */
+
+#include <linux/sizes.h>
+#include <rdma/ib_umem.h>
+
+#include "dray.h"
+
+/* Access flags the device enforces. */
+#define DRAY_MR_ACCESS_HW	(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+/*
+ * Accepted and without effect: a hint for the page allocation and the
+ * optional range, which a device may ignore by definition.
+ */
+#define DRAY_MR_ACCESS_IGNORED	(IB_ACCESS_HUGETLB | IB_ACCESS_OPTIONAL)
+
+/*
+ * Check what the core does not: flags for features dray lacks (memory
+ * windows, zero-based MRs, on-demand paging) and the device's limits.
+ */
+static int dray_mr_check(struct dray_dev *dev, u64 start, u64 length,
+			 u64 virt_addr, int access)
+{
+	u64 last;
+
+	if (access & ~(DRAY_MR_ACCESS_HW | DRAY_MR_ACCESS_IGNORED)) {
+		ddev_dbg_rl(dev, "reg_mr: access %#x has unsupported flags %#x\n",
+			    access,
+			    access & ~(DRAY_MR_ACCESS_HW | DRAY_MR_ACCESS_IGNORED));
+		return -EOPNOTSUPP;
+	}
+	/* IBTA: remote write and atomic need local write. */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE)) {
+		ddev_dbg_rl(dev, "reg_mr: access %#x: remote write/atomic needs local write\n",
+			    access);
+		return -EINVAL;
+	}
+	if (!length || length > dev->caps.max_mr_size) {
+		ddev_dbg_rl(dev, "reg_mr: length %llu must be in [1, max_mr_size %llu]\n",
+			    length, dev->caps.max_mr_size);
+		return -EINVAL;
+	}
+	if (check_add_overflow(virt_addr, length - 1, &last) ||
+	    check_add_overflow(start, length - 1, &last)) {
+		ddev_dbg_rl(dev, "reg_mr: range %#llx/%#llx + %llu wraps\n",
+			    start, virt_addr, length);
+		return -EINVAL;
+	}
+	if ((start ^ virt_addr) & (DRAY_PAGE_SIZE - 1)) {
+		ddev_dbg_rl(dev, "reg_mr: iova %#llx, addr %#llx: offsets in %u B page differ\n",
+			    virt_addr, start, DRAY_PAGE_SIZE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Pin the pages, describe them in an MTT and create the device MR. */
+static int dray_mr_create(struct dray_dev *dev, struct dray_mr *mr, u32 pdn,
+			  u64 start, u64 length, u64 virt_addr, int access)
+{
+	struct dray_mr_params p = {
+		.pdn = pdn,
+		.access = dray_access_to_hw(access),
+		.iova = virt_addr,
+		.length = length,
+	};
+	struct dray_mtt mtt;
+	size_t blocks;
+	u32 key;
+	int ret;
+
+	mr->umem = ib_umem_get(&dev->ibdev, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		ret = PTR_ERR(mr->umem);
+		ddev_dbg_rl(dev, "reg_mr: pinning %#llx+%llu failed (%d)\n",
+			    start, length, ret);
+		return ret;
+	}
+	/* Sets umem->iova; offsets match (checked), so 4 KiB always fits. */
+	if (!ib_umem_find_best_pgsz(mr->umem, SZ_4K, virt_addr)) {
+		ret = -EINVAL;
+		goto release_umem;
+	}
+	blocks = ib_umem_num_dma_blocks(mr->umem, SZ_4K);
+	if (blocks > U32_MAX) {
+		ret = -EINVAL;
+		goto release_umem;
+	}
+	p.n_pages = blocks;
+
+	ret = dray_mtt_build(dev, mr->umem, p.n_pages, &mtt);
+	if (ret)
+		goto release_umem;
+	p.mtt_addr = dray_mtt_addr(&mtt);
+	ret = dray_cmd_create_mr(dev, &p, &key);
+	dray_mtt_free(dev, &mtt);
+	if (ret) {
+		if (ret == -ENOSPC)
+			ddev_dbg_rl(dev, "reg_mr: no free MR, max_mr %u\n",
+				    dev->caps.max_mr);
+		goto release_umem;
+	}
+
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	return 0;
+
+release_umem:
+	ib_umem_release(mr->umem);
+	return ret;
+}
+
+struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access_flags,
+			       struct ib_udata *udata)
+{
+	struct dray_dev *dev = to_ddev(ibpd->device);
+	struct dray_mr *mr;
+	int ret;
+
+	if (udata) {
+		ret = dray_udata_cmd(dev, udata, NULL, 0, 0, "reg_mr");
+		if (ret)
+			return ERR_PTR(ret);
+	}
+	ret = dray_mr_check(dev, start, length, virt_addr, access_flags);
+	if (ret)
+		return ERR_PTR(ret);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	ret = dray_mr_create(dev, mr, to_dpd(ibpd)->pdn, start, length,
+			     virt_addr, access_flags);
+	if (ret) {
+		kfree(mr);
+		return ERR_PTR(ret);
+	}
+	return &mr->ibmr;
+}
+
+int dray_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct dray_dev *dev = to_ddev(ibmr->device);
+	struct dray_mr *mr = to_dmr(ibmr);
+	int ret;
+
+	ret = dray_cmd_destroy_mr(dev, ibmr->lkey);
+	if (ret == -EBUSY)
+		return ret;
+	if (ret && ret != -ENOENT) {
+		/*
+		 * The device may still read and write these pages: keep
+		 * them pinned forever. Only a dead admin queue gets here.
+		 */
+		ddev_err_rl(dev, "destroy MR %#x failed (%d), pages leaked\n",
+			    ibmr->lkey, ret);
+	} else {
+		ib_umem_release(mr->umem);
+	}
+	kfree(mr);
+	return 0;
+}
