@@ -1,23 +1,211 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dray NIC model: the RoCEv2 transport (requester, responder, completer)
- * as seen by the engine. Implemented in dev_net.c, dev_req.c, dev_resp.c
- * and dev_comp.c. All functions run on the engine thread with
- * engine.lock held.
+ * dray NIC model: the RoCEv2 reliable-connected transport (requester,
+ * responder, completer) as seen by the engine. Implemented in dev_net.c
+ * (frames), dev_req.c (requester), dev_comp.c (completer), dev_resp.c
+ * (responder); pure formats and arithmetic in dev_wire.h.
+ *
+ * Contract with the engine (dev_engine.c, dev_qp.c):
+ *  - Every function runs on the engine thread with engine.lock held.
+ *  - dray_xport_send() is called for a QP in RTR, RTS or SQD whenever its
+ *    SQ has WQEs the transport has not fetched (dray_hw_sq_pending()), and
+ *    whenever dray_xport_want_run() is true. Calling it more often is
+ *    harmless and cheap.
+ *  - The transport keeps one deadline per QP with
+ *    dray_hw_qp_set_deadline(); when it passes the engine calls
+ *    dray_xport_timer(). A deadline at or before "now" means "call
+ *    dray_xport_timer() on this or the next pass": the transport uses it
+ *    to pace READ responses and to send coalesced ACKs after the frames
+ *    queued for a pass were processed.
+ *  - dray_xport_rx() gets frames with skb->data at the IP header and
+ *    skb->protocol ETH_P_IP or ETH_P_IPV6, as an rx_handler sees them. The
+ *    skb may be shared or cloned: the transport only reads it.
+ *  - dray_hw_qp_error() may call dray_xport_error() before returning; the
+ *    transport touches no state of the QP after calling it.
  */
 #ifndef DRAY_DEV_XPORT_H
 #define DRAY_DEV_XPORT_H
 
+#include <linux/types.h>
+
+#include "dev_wire.h"
+
 struct dray_hw;
 struct dray_hw_qp;
+struct sk_buff;
+
+/* Send WQEs fetched and not yet completed, at most (a power of two). */
+#define DRAY_XP_MAX_WQE		64
+/* Request PSNs sent and not acknowledged before the requester waits. */
+#define DRAY_XP_WINDOW		256
+/* Requester: ask for an ACK at least every this many packets. */
+#define DRAY_XP_ACKREQ_EVERY	32
+/* Responder: acknowledge at least every this many packets. */
+#define DRAY_XP_ACK_EVERY	32
+/* Responder: READ response packets sent per call before yielding. */
+#define DRAY_XP_BURST		64
+/* Responder resources (max_dest_rd_atomic) at most. */
+#define DRAY_XP_MAX_RES		16
+
+/* Where a fetched send WQE stands (dray_xp_swqe.state). */
+enum dray_xp_swqe_state {
+	DRAY_XP_WQE_SENDING,	/* on the wire, not acknowledged or answered */
+	DRAY_XP_WQE_DONE,	/* acknowledged; completes in order */
+	DRAY_XP_WQE_FAILED,	/* completes with .status, then the QP errs */
+};
+
+/* A fetched send WQE, as the requester and the completer track it. */
+struct dray_xp_swqe {
+	u32	index;		/* free-running SQ index */
+	u32	psn;		/* first PSN */
+	u32	npkts;		/* PSNs it takes (READ: response packets) */
+	u32	length;		/* payload bytes */
+	u32	resp_pkts;	/* READ: response packets placed */
+	u32	req_psn;	/* READ: PSN of the last request sent */
+	u8	opcode;		/* DRAY_WQE_* */
+	u8	flags;		/* DRAY_WQE_F_* */
+	u8	state;		/* enum dray_xp_swqe_state */
+	u8	status;		/* DRAY_CQE_ST_* when FAILED */
+	u8	vendor_err;	/* enum dray_xp_vendor_err when FAILED */
+};
 
 /*
- * Per-QP transport state: requester (PSNs, outstanding WQEs, retry
- * counters), responder (expected PSN, MSN, resources for READ/atomic
- * replay) and completer. Defined by the transport layer.
+ * Requester and completer state. PSNs: una <= psn <= max_psn (24-bit
+ * order); WQE indexes: head <= cur <= fetch, fetch - head <=
+ * DRAY_XP_MAX_WQE. WQEs [head, fetch) are in wqe[index % DRAY_XP_MAX_WQE].
  */
+struct dray_xp_req {
+	u32	psn;		/* PSN of the next packet to send */
+	u32	max_psn;	/* first PSN never sent */
+	u32	una;		/* oldest PSN not acknowledged */
+	u32	head;		/* oldest WQE not completed */
+	u32	cur;		/* WQE being sent */
+	u32	cur_pkt;	/* its next packet */
+	u32	fetch;		/* next WQE to fetch */
+	u32	rd_atomic;	/* READ and atomic WQEs not completed */
+	u32	noack;		/* packets sent since the last AckReq */
+	u8	retry;		/* transport retries left */
+	u8	rnr_retry;	/* RNR retries left; 7: infinite */
+	bool	rnr_wait;	/* waiting for rnr_deadline after an RNR NAK */
+	bool	ackreq;		/* set AckReq on the next packet */
+	bool	cur_valid;	/* cur_wqe holds WQE cur_index */
+	bool	comp_valid;	/* comp_wqe holds WQE comp_index */
+	bool	stall;		/* out of memory: try again soon */
+	bool	gone_back;	/* went back: no more until progress */
+	u32	cur_index;
+	u32	comp_index;
+	unsigned long	rto_deadline;	/* retransmit timer, jiffies; 0: off */
+	unsigned long	rnr_deadline;
+	struct dray_xp_swqe	wqe[DRAY_XP_MAX_WQE];
+	struct dray_hw_swqe	cur_wqe;	/* requester: WQE being sent */
+	struct dray_hw_swqe	comp_wqe;	/* completer: READ/atomic target */
+	struct dray_hw_swqe	done_wqe;	/* completer: what to complete */
+};
+
+enum dray_xp_res_type {
+	DRAY_XP_RES_FREE,
+	DRAY_XP_RES_READ,
+	DRAY_XP_RES_ATOMIC,
+};
+
+/*
+ * A responder resource: an accepted READ or atomic, kept so that a
+ * duplicate request is answered again (READ: re-read; atomic: the saved
+ * result, not executed twice).
+ */
+struct dray_xp_res {
+	u8	type;		/* enum dray_xp_res_type */
+	u8	opcode;		/* the request's opcode */
+	bool	pending;	/* (part of) its response is still to send */
+	u32	psn;		/* first PSN */
+	u32	last_psn;	/* last PSN (READ: of the last response) */
+	u64	va;		/* the request as accepted */
+	u32	rkey;
+	u32	length;
+	u64	swap_add;	/* atomic: to tell a true duplicate */
+	u64	compare;
+	u64	orig;		/* atomic: the value returned */
+	/* The READ request being answered: the original or a duplicate. */
+	u32	tx_psn;
+	u64	tx_va;
+	u32	tx_len;
+	u32	tx_pkt;		/* next response packet */
+};
+
+/* Responder state. */
+struct dray_xp_resp {
+	u32	epsn;		/* expected PSN */
+	u32	msn;		/* messages completed (24 bits) */
+	u32	ack_psn;	/* newest PSN an ACK may name (never a READ's) */
+	u32	unacked;	/* packets since the last ACK */
+	u8	last_op;	/* opcode of the last packet accepted */
+	bool	in_msg;		/* last_op started a message not yet ended */
+	bool	nak_sent;	/* sequence or RNR NAK sent: quiet until epsn */
+	bool	comm_est;	/* COMM_EST raised */
+	bool	ack_due;	/* an ACK is owed (coalesced) */
+	bool	ack_urgent;	/* ... and asked for: send it now */
+	bool	nak_due;	/* a NAK waits behind READ responses */
+	u8	nak_syndrome;
+	u32	nak_psn;
+	bool	run;		/* responses pending: run again soon */
+	/* message in progress */
+	u64	va;		/* WRITE: next address */
+	u32	rkey;
+	u32	resid;		/* WRITE: bytes still expected */
+	u32	wr_len;		/* WRITE: RETH length (for WRITE with imm) */
+	u32	rcv_off;	/* SEND: bytes placed in rwqe */
+	bool	rwqe_valid;	/* rwqe is taken and not completed */
+	struct dray_hw_rwqe	rwqe;
+	/* READ and atomic resources, used in ring order */
+	u8	res_next;	/* slot for the next accepted request */
+	u8	res_tx;		/* first slot to look at for responses */
+	struct dray_xp_res	res[DRAY_XP_MAX_RES];
+};
+
+/* Per-QP transport counters. */
+struct dray_xp_stats {
+	u64	tx_pkts;
+	u64	tx_bytes;	/* payload */
+	u64	tx_drops;	/* no memory, port down, xmit refused */
+	u64	rx_pkts;
+	u64	rx_bytes;	/* payload */
+	u64	rx_icrc_errors;
+	u64	rx_drops;	/* wrong state, source, P_Key, malformed */
+	u64	retransmits;	/* local ACK timeouts */
+	u64	seq_naks_rx;
+	u64	rnr_naks_rx;
+	u64	seq_naks_tx;
+	u64	rnr_naks_tx;
+	u64	dup_requests;
+	u64	bad_responses;	/* unexpected or out-of-order responses */
+};
+
+/* Per-QP transport state, in struct dray_hw_qp. */
 struct dray_xport_qp {
-	u32	placeholder;	/* replaced by the transport implementation */
+	bool			err;	/* sent to ERR: do nothing more */
+	struct dray_xp_req	req;
+	struct dray_xp_resp	resp;
+	struct dray_xp_stats	stats;
+};
+
+/*
+ * What the transport reports in a CQE's vendor_err and a QP_FATAL event's
+ * data1 besides the IBTA status.
+ */
+enum dray_xp_vendor_err {
+	DRAY_XP_VERR_NONE		= 0,
+	DRAY_XP_VERR_NAK_INV_REQ	= 1,	/* peer NAK'd: invalid request */
+	DRAY_XP_VERR_NAK_REM_ACCESS	= 2,	/* peer NAK'd: remote access */
+	DRAY_XP_VERR_NAK_REM_OP		= 3,	/* peer NAK'd: operational */
+	DRAY_XP_VERR_RETRY_EXC		= 4,	/* local ACK timeouts */
+	DRAY_XP_VERR_RNR_EXC		= 5,	/* RNR NAKs */
+	DRAY_XP_VERR_BAD_WQE		= 6,	/* fetch or validation failed */
+	DRAY_XP_VERR_LOCAL_SGE		= 7,	/* a local SGE was refused */
+	DRAY_XP_VERR_WQE_CHANGED	= 8,	/* WQE rewritten while posted */
+	DRAY_XP_VERR_RESP_INV_REQ	= 9,	/* responder: invalid request */
+	DRAY_XP_VERR_RESP_ACCESS	= 10,	/* responder: access violation */
+	DRAY_XP_VERR_RESP_LOCAL		= 11,	/* responder: RQ WQE fault */
+	DRAY_XP_VERR_RESP_LENGTH	= 12,	/* responder: message too long */
 };
 
 /* QP created (RESET): initialize transport state. */
@@ -32,7 +220,7 @@ void dray_xport_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
 		       u8 old_state);
 /* The SQ has new WQEs or a window opened: send what may be sent. */
 void dray_xport_send(struct dray_hw *hw, struct dray_hw_qp *qp);
-/* The QP's deadline passed: retransmit, RNR retry or give up. */
+/* The QP's deadline passed: retransmit, RNR retry, paced responses. */
 void dray_xport_timer(struct dray_hw *hw, struct dray_hw_qp *qp);
 /* A received frame (RoCEv2 for one of our GIDs). Consumes @skb. */
 void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb);
@@ -40,5 +228,10 @@ void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb);
 bool dray_xport_sq_idle(struct dray_hw_qp *qp);
 /* The QP went to ERR: give back outstanding WQEs (engine flushes them). */
 void dray_xport_error(struct dray_hw *hw, struct dray_hw_qp *qp);
+/*
+ * Does the transport have frames to send without new WQEs (READ responses,
+ * a coalesced ACK)? The engine then calls dray_xport_send().
+ */
+bool dray_xport_want_run(struct dray_hw_qp *qp);
 
 #endif /* DRAY_DEV_XPORT_H */

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dray NIC model: the RC requester.
+ *
+ * Send WQEs are fetched in order and each is turned into request packets:
+ * SEND and RDMA WRITE segmented by the path MTU (first/middle/last/only),
+ * RDMA READ and atomics as one request each. PSNs are assigned in order;
+ * a READ takes one PSN per response packet it asks for.
+ *
+ * Flow control: at most DRAY_XP_WINDOW PSNs and DRAY_XP_MAX_WQE WQEs are
+ * outstanding; at most max_rd_atomic READs and atomics (the initiator
+ * depth); a fenced WQE waits until every earlier READ and atomic
+ * completed.
+ *
+ * Retransmission is go-back-N: the completer names a PSN (a NAK, an
+ * implied NAK, the local ACK timeout) and the requester sends everything
+ * again from there, re-reading the WQEs from the ring. A READ that got
+ * part of its response is asked again for the rest only. After an RNR NAK
+ * the requester waits for the timer the responder asked for.
+ */
+
+#include <linux/jiffies.h>
+
+#include "dev_xport_int.h"
+
+static_assert(DRAY_XP_MAX_RES >= DRAY_HW_MAX_RD_ATOM);
+static_assert(DRAY_XP_MAX_WQE && !(DRAY_XP_MAX_WQE & (DRAY_XP_MAX_WQE - 1)));
+
+/* The local ACK timeout in jiffies; 0 when the QP has none. */
+static unsigned long req_rto(const struct dray_hw_qp *qp)
+{
+	u64 ns = dray_wire_ack_timeout_ns(qp->timeout);
+
+	if (!ns)
+		return 0;
+	/* Two ticks at least: one could expire at once. */
+	return max(nsecs_to_jiffies(ns), 2UL);
+}
+
+/* RTR -> RTS: start sending at sq_psn. */
+void dray_xp_req_start(struct dray_hw_qp *qp)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	u32 psn = qp->sq_psn & DRAY_PSN_MASK;
+
+	memset(rq, 0, offsetof(struct dray_xp_req, wqe));
+	rq->psn = psn;
+	rq->max_psn = psn;
+	rq->una = psn;
+	rq->head = qp->sq.fetched;
+	rq->cur = qp->sq.fetched;
+	rq->fetch = qp->sq.fetched;
+	rq->retry = qp->retry_cnt;
+	rq->rnr_retry = qp->rnr_retry;
+}
+
+/* The outstanding WQE whose PSNs include @psn, or NULL. */
+struct dray_xp_swqe *dray_xp_req_find(struct dray_hw_qp *qp, u32 psn)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	u32 i;
+
+	for (i = rq->head; i != rq->fetch; i++) {
+		struct dray_xp_swqe *m = dray_xp_wqe(qp, i);
+
+		if (m->state == DRAY_XP_WQE_FAILED)
+			return NULL;
+		if (dray_psn_cmp(psn, m->psn) >= 0 &&
+		    dray_psn_cmp(psn, dray_psn_add(m->psn, m->npkts)) < 0)
+			return m;
+	}
+	return NULL;
+}
+
+/*
+ * Send again from @psn (go-back-N), or skip ahead to it after an ACK
+ * for packets sent before a rewind: point the cursor at the packet with
+ * that PSN, at a failed WQE in the way, or after the last packet sent.
+ */
+void dray_xp_req_rewind(struct dray_hw_qp *qp, u32 psn)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	u32 i;
+
+	rq->ackreq = true;
+	rq->psn = psn;
+	for (i = rq->head; i != rq->fetch; i++) {
+		struct dray_xp_swqe *m = dray_xp_wqe(qp, i);
+
+		if (m->state == DRAY_XP_WQE_FAILED) {
+			rq->cur = i;
+			rq->cur_pkt = 0;
+			return;
+		}
+		if (dray_psn_cmp(psn, dray_psn_add(m->psn, m->npkts)) < 0) {
+			rq->cur = i;
+			rq->cur_pkt = max(dray_psn_cmp(psn, m->psn), 0);
+			return;
+		}
+	}
+	rq->cur = rq->fetch;
+	rq->cur_pkt = 0;
+}
+
+/* Progress was made: a fresh timeout, fresh retry counters. */
+void dray_xp_req_rearm(struct dray_hw_qp *qp)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	unsigned long rto = req_rto(qp);
+
+	rq->retry = qp->retry_cnt;
+	rq->rnr_retry = qp->rnr_retry;
+	if (rq->una != rq->max_psn && rto && !rq->rnr_wait)
+		rq->rto_deadline = (jiffies + rto) ?: 1;
+	else
+		rq->rto_deadline = 0;
+}
+
+/*
+ * The transport's own checks of a fetched WQE (dray_hw_sq_fetch() did
+ * the generic ones). Returns 0 or a DRAY_CQE_ST_* status.
+ */
+static u8 req_validate(struct dray_hw *hw, struct dray_hw_qp *qp,
+		       const struct dray_hw_swqe *w)
+{
+	u8 access = 0;
+	u32 i;
+
+	switch (w->hdr.opcode) {
+	case DRAY_WQE_SEND:
+	case DRAY_WQE_SEND_IMM:
+	case DRAY_WQE_RDMA_WRITE:
+	case DRAY_WQE_RDMA_WRITE_IMM:
+		break;
+	case DRAY_WQE_ATOMIC_CMP_SWP:
+	case DRAY_WQE_ATOMIC_FETCH_ADD:
+		if (w->length < sizeof(u64))
+			return DRAY_CQE_ST_LOC_LEN_ERR;
+		fallthrough;
+	case DRAY_WQE_RDMA_READ:
+		/* An initiator depth of 0 forbids READ and atomics. */
+		if (!qp->max_rd_atomic || (w->hdr.flags & DRAY_WQE_F_INLINE))
+			return DRAY_CQE_ST_LOC_QP_OP_ERR;
+		access = DRAY_ACCESS_LOCAL_WRITE;
+		break;
+	default:
+		return DRAY_CQE_ST_LOC_QP_OP_ERR;
+	}
+	if (w->length > DRAY_HW_MAX_MSG)
+		return DRAY_CQE_ST_LOC_LEN_ERR;
+	if (w->hdr.flags & DRAY_WQE_F_INLINE)
+		return DRAY_CQE_ST_SUCCESS;
+
+	for (i = 0; i < w->num_sge; i++) {
+		const struct dray_sge *sge = &w->sge[i];
+		u32 len = le32_to_cpu(sge->length);
+		struct dray_hw_mr *mr;
+
+		if (len && dray_hw_mr_check(hw, le32_to_cpu(sge->lkey),
+					    qp->pdn, access,
+					    le64_to_cpu(sge->addr), len, &mr))
+			return DRAY_CQE_ST_LOC_PROT_ERR;
+	}
+	return DRAY_CQE_ST_SUCCESS;
+}
+
+/* May the requester take a new WQE from the SQ now? */
+static bool req_may_fetch(struct dray_hw_qp *qp)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	u32 limit = min_t(u32, DRAY_XP_MAX_WQE, qp->sq.depth);
+
+	return qp->state == DRAY_QPS_RTS && !qp->sq_draining &&
+	       rq->fetch - rq->head < limit && dray_hw_sq_pending(qp);
+}
+
+/*
+ * Read WQE @rq->fetch into cur_wqe (once) and decide whether it may start.
+ * Returns 0 (start it), -EAGAIN (fence or initiator depth: wait), or a
+ * DRAY_CQE_ST_* status to fail it with.
+ */
+static int req_peek(struct dray_hw *hw, struct dray_hw_qp *qp, u8 *verr)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	struct dray_hw_swqe *w = &rq->cur_wqe;
+	int st;
+
+	if (!rq->cur_valid || rq->cur_index != rq->fetch) {
+		rq->cur_valid = false;
+		/* What the error CQE reports if the WQE cannot be read. */
+		memset(&w->hdr, 0, sizeof(w->hdr));
+		w->length = 0;
+		st = dray_hw_sq_fetch(hw, qp, rq->fetch, w);
+		if (st) {
+			*verr = DRAY_XP_VERR_BAD_WQE;
+			return st;
+		}
+		rq->cur_valid = true;
+		rq->cur_index = rq->fetch;
+		st = req_validate(hw, qp, w);
+		if (st) {
+			*verr = st == DRAY_CQE_ST_LOC_PROT_ERR ?
+				DRAY_XP_VERR_LOCAL_SGE : DRAY_XP_VERR_BAD_WQE;
+			return st;
+		}
+	}
+	/* The PSNs in flight must stay within half the sequence space. */
+	if (dray_xp_span(rq->una, rq->max_psn) +
+	    dray_wire_npkts(w->length, dray_xp_mtu(qp)) > DRAY_XP_MAX_SPAN &&
+	    rq->una != rq->max_psn)
+		return -EAGAIN;
+	/* IBTA 10.8.3.3: a fenced WQE waits for earlier READ and atomics. */
+	if ((w->hdr.flags & DRAY_WQE_F_FENCE) && rq->rd_atomic)
+		return -EAGAIN;
+	if (dray_xp_is_rd_atomic(w->hdr.opcode) &&
+	    rq->rd_atomic >= qp->max_rd_atomic)
+		return -EAGAIN;
+	return 0;
+}
+
+/* Take WQE @rq->fetch (in cur_wqe) as outstanding, or failed (@status). */
+static void req_commit(struct dray_hw_qp *qp, u8 status, u8 verr)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	const struct dray_hw_swqe *w = &rq->cur_wqe;
+	struct dray_xp_swqe *m = dray_xp_wqe(qp, rq->fetch);
+	u32 mtu = dray_xp_mtu(qp);
+
+	memset(m, 0, sizeof(*m));
+	m->index = rq->fetch;
+	m->psn = rq->psn;
+	m->opcode = w->hdr.opcode;
+	m->flags = w->hdr.flags;
+	m->length = w->length;
+	if (status) {
+		dray_xp_comp_fail(m, status, verr);
+	} else if (w->hdr.opcode == DRAY_WQE_ATOMIC_CMP_SWP ||
+		   w->hdr.opcode == DRAY_WQE_ATOMIC_FETCH_ADD) {
+		m->npkts = 1;
+		rq->rd_atomic++;
+	} else {
+		m->npkts = dray_wire_npkts(w->length, mtu);
+		if (w->hdr.opcode == DRAY_WQE_RDMA_READ)
+			rq->rd_atomic++;
+	}
+	rq->fetch++;
+	qp->sq.fetched = rq->fetch;
+	rq->cur_pkt = 0;
+}
+
+/* Make cur_wqe hold WQE @m again (retransmission): it must not change. */
+static int req_load(struct dray_hw *hw, struct dray_hw_qp *qp,
+		    const struct dray_xp_swqe *m, u8 *verr)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	struct dray_hw_swqe *w = &rq->cur_wqe;
+	int st;
+
+	if (rq->cur_valid && rq->cur_index == m->index)
+		return 0;
+	rq->cur_valid = false;
+	st = dray_hw_sq_fetch(hw, qp, m->index, w);
+	if (st) {
+		*verr = DRAY_XP_VERR_BAD_WQE;
+		return st;
+	}
+	if (w->hdr.opcode != m->opcode || w->length != m->length ||
+	    (w->hdr.flags ^ m->flags) & DRAY_WQE_F_INLINE) {
+		*verr = DRAY_XP_VERR_WQE_CHANGED;
+		return DRAY_CQE_ST_LOC_QP_OP_ERR;
+	}
+	rq->cur_valid = true;
+	rq->cur_index = m->index;
+	return 0;
+}
+
+/* Should the packet ending at the cursor ask for an ACK? */
+static bool req_want_ack(struct dray_hw_qp *qp, const struct dray_xp_swqe *m,
+			 bool last)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+
+	if (rq->ackreq || rq->noack + 1 >= DRAY_XP_ACKREQ_EVERY ||
+	    dray_xp_span(rq->una, rq->psn) + 1 >= DRAY_XP_WINDOW)
+		return true;
+	if (!last)
+		return false;
+	return (m->flags & DRAY_WQE_F_SIGNALED) ||
+	       (qp->flags & DRAY_QP_F_SQ_SIG_ALL) ||
+	       rq->fetch - rq->head >= DRAY_XP_MAX_WQE / 2 ||
+	       qp->state != DRAY_QPS_RTS || qp->sq_draining ||
+	       (rq->cur + 1 == rq->fetch && !dray_hw_sq_pending(qp));
+}
+
+/* Build the header of packet @n of @m; returns its payload length. */
+static u32 req_build(struct dray_hw_qp *qp, struct dray_xp_swqe *m, u32 n,
+		     struct dray_pkt *pkt, bool *last)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	const struct dray_sq_wqe *h = &rq->cur_wqe.hdr;
+	u32 mtu = dray_xp_mtu(qp);
+	u64 off = (u64)n * mtu;
+	u32 pos;
+
+	pkt->pkey = DRAY_PKEY_DEFAULT;
+	pkt->qpn = qp->dest_qpn;
+	pkt->psn = rq->psn;
+	*last = true;
+
+	switch (m->opcode) {
+	case DRAY_WQE_RDMA_READ:
+		/* A retransmission asks for the part not received yet. */
+		pkt->opcode = DRAY_OP_READ_REQUEST;
+		pkt->va = le64_to_cpu(h->u.rdma.remote_addr) + off;
+		pkt->rkey = le32_to_cpu(h->u.rdma.rkey);
+		pkt->dma_len = m->length > off ? m->length - off : 0;
+		m->req_psn = rq->psn;
+		return 0;
+	case DRAY_WQE_ATOMIC_CMP_SWP:
+		pkt->opcode = DRAY_OP_CMP_SWAP;
+		pkt->compare = le64_to_cpu(h->u.atomic.compare_add);
+		pkt->swap_add = le64_to_cpu(h->u.atomic.swap);
+		break;
+	case DRAY_WQE_ATOMIC_FETCH_ADD:
+		pkt->opcode = DRAY_OP_FETCH_ADD;
+		pkt->swap_add = le64_to_cpu(h->u.atomic.compare_add);
+		break;
+	default:
+		pos = dray_wire_pos(n, m->npkts);
+		pkt->opcode = dray_wire_req_opcode(m->opcode, pos);
+		*last = pos & DRAY_OPF_END;
+		if ((pos & DRAY_OPF_START) &&
+		    (dray_opcodes[pkt->opcode].flags & DRAY_OPF_RETH)) {
+			pkt->va = le64_to_cpu(h->u.rdma.remote_addr);
+			pkt->rkey = le32_to_cpu(h->u.rdma.rkey);
+			pkt->dma_len = m->length;
+		}
+		if (*last) {
+			pkt->imm = h->imm_data;
+			pkt->se = m->flags & DRAY_WQE_F_SOLICITED;
+		}
+		pkt->ackreq = req_want_ack(qp, m, *last);
+		return dray_wire_seg_len(m->length, mtu, n);
+	}
+	pkt->va = le64_to_cpu(h->u.atomic.remote_addr);
+	pkt->rkey = le32_to_cpu(h->u.atomic.rkey);
+	return 0;
+}
+
+/*
+ * Send the packet at the cursor and advance it. Returns 0, -ENOMEM (try
+ * again later), or a DRAY_CQE_ST_* status to fail the WQE with.
+ */
+static int req_send_pkt(struct dray_hw *hw, struct dray_hw_qp *qp,
+			struct dray_xp_swqe *m, u8 *verr)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	const struct dray_hw_swqe *w = &rq->cur_wqe;
+	u32 mtu = dray_xp_mtu(qp);
+	u32 n = rq->cur_pkt, len;
+	u64 off = (u64)n * mtu;
+	struct dray_pkt pkt = {};
+	struct sk_buff *skb;
+	bool last, zcopy;
+	u8 st;
+
+	len = req_build(qp, m, n, &pkt, &last);
+	zcopy = len > DRAY_XP_COPYBREAK &&
+		!(w->hdr.flags & DRAY_WQE_F_INLINE) &&
+		dray_xp_sge_frags(w->sge, w->num_sge, off, len) <
+		MAX_SKB_FRAGS;
+	skb = dray_xp_skb_alloc(hw, qp, &pkt, len, zcopy);
+	if (!skb)
+		return -ENOMEM;
+	if (len) {
+		st = dray_xp_gather(hw, qp, skb, w, off, len);
+		if (st) {
+			kfree_skb(skb);
+			*verr = DRAY_XP_VERR_LOCAL_SGE;
+			return st;
+		}
+	}
+	dray_xp_xmit(hw, qp, skb);
+
+	if (m->opcode == DRAY_WQE_RDMA_READ) {
+		rq->psn = dray_psn_add(m->psn, m->npkts);
+	} else {
+		rq->psn = dray_psn_add(rq->psn, 1);
+		rq->cur_pkt++;
+	}
+	if (last) {
+		rq->cur++;
+		rq->cur_pkt = 0;
+	}
+	if (dray_psn_cmp(rq->psn, rq->max_psn) > 0)
+		rq->max_psn = rq->psn;
+	if (pkt.ackreq) {
+		rq->noack = 0;
+		rq->ackreq = false;
+	} else {
+		rq->noack++;
+	}
+	if (!rq->rto_deadline && req_rto(qp))
+		rq->rto_deadline = (jiffies + req_rto(qp)) ?: 1;
+	return 0;
+}
+
+/**
+ * dray_xp_req_send() - send what the windows allow
+ * @hw: the device
+ * @qp: the QP
+ *
+ * Resends from the cursor after a rewind, then starts new WQEs while the
+ * PSN window, the WQE window, fences and the initiator depth allow.
+ */
+void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+
+	dray_xp_assert_locked(hw);
+	if ((qp->state != DRAY_QPS_RTS && qp->state != DRAY_QPS_SQD) ||
+	    qp->xp.err || rq->rnr_wait)
+		return;
+
+	rq->stall = false;
+	for (;;) {
+		struct dray_xp_swqe *m;
+		u8 verr = 0;
+		int st;
+
+		if (dray_xp_span(rq->una, rq->psn) >= DRAY_XP_WINDOW)
+			break;
+		if (rq->cur == rq->fetch) {
+			if (!req_may_fetch(qp))
+				break;
+			st = req_peek(hw, qp, &verr);
+			if (st == -EAGAIN)
+				break;
+			req_commit(qp, st, verr);
+			if (st)
+				break;
+		}
+		m = dray_xp_wqe(qp, rq->cur);
+		if (m->state == DRAY_XP_WQE_FAILED)
+			break;
+		if (m->state == DRAY_XP_WQE_DONE) {
+			/* Cannot be after a rewind to una; skip defensively. */
+			rq->psn = dray_psn_add(m->psn, m->npkts);
+			rq->cur++;
+			rq->cur_pkt = 0;
+			continue;
+		}
+		st = req_load(hw, qp, m, &verr);
+		if (!st)
+			st = req_send_pkt(hw, qp, m, &verr);
+		if (st == -ENOMEM) {
+			rq->stall = true;
+			break;
+		}
+		if (st) {
+			dray_xp_comp_fail(m, st, verr);
+			break;
+		}
+	}
+	dray_xp_comp_advance(hw, qp);
+}
+
+/* The requester's timers: RNR wait over, local ACK timeout. */
+void dray_xp_req_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	unsigned long now = jiffies;
+	struct dray_xp_swqe *m;
+
+	if ((qp->state != DRAY_QPS_RTS && qp->state != DRAY_QPS_SQD) ||
+	    qp->xp.err)
+		return;
+
+	if (rq->rnr_wait && time_after_eq(now, rq->rnr_deadline)) {
+		rq->rnr_wait = false;
+		rq->rnr_deadline = 0;
+		dray_xp_req_send(hw, qp);
+		if (qp->xp.err)
+			return;
+	}
+	if (!rq->rto_deadline || time_before(now, rq->rto_deadline)) {
+		if (rq->stall)
+			dray_xp_req_send(hw, qp);
+		return;
+	}
+
+	rq->rto_deadline = 0;
+	if (rq->una == rq->max_psn || rq->rnr_wait)
+		return;
+	m = dray_xp_req_find(qp, rq->una);
+	if (!m)
+		return;
+	if (!rq->retry) {
+		xp_dbg(hw, qp, "transport retries exhausted at PSN %#x\n",
+		       rq->una);
+		dray_xp_comp_fail(m, DRAY_CQE_ST_RETRY_EXC_ERR,
+				  DRAY_XP_VERR_RETRY_EXC);
+		dray_xp_comp_advance(hw, qp);
+		return;
+	}
+	rq->retry--;
+	rq->gone_back = true;
+	qp->xp.stats.retransmits++;
+	dray_xp_req_rewind(qp, rq->una);
+	dray_xp_req_send(hw, qp);
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dray NIC model: what the parts of the RoCEv2 transport (dev_xport.c,
+ * dev_net.c, dev_req.c, dev_comp.c, dev_resp.c) share among themselves.
+ * Nothing outside the transport includes this file.
+ *
+ * Locking: every function here runs on the engine thread with engine.lock
+ * held; it protects all of struct dray_xport_qp.
+ */
+#ifndef DRAY_DEV_XPORT_INT_H
+#define DRAY_DEV_XPORT_INT_H
+
+#include <linux/skbuff.h>
+
+#include "dev.h"
+#include "dev_qp.h"
+
+/*
+ * TODO(engine): struct dray_hw does not embed struct dray_hw_engine in
+ * this branch yet; once it does, this is
+ * lockdep_assert_held(&(hw)->engine.lock).
+ */
+#define dray_xp_assert_locked(hw)	((void)(hw))
+
+/* Data-path diagnostics: a remote peer can provoke them, so rate limited. */
+#define xp_dbg(hw, qp, fmt, ...)					\
+	pr_debug_ratelimited("dray-nic %s: QP[%u] " fmt,		\
+			     netdev_name((hw)->ndev), (qp)->qpn,	\
+			     ##__VA_ARGS__)
+
+/* A received packet, parsed and checked up to its transport headers. */
+struct dray_xp_rxpkt {
+	struct sk_buff	*skb;
+	struct dray_pkt	hdr;
+	u32		flags;		/* DRAY_OPF_* of hdr.opcode */
+	u32		pay_off;	/* payload offset in skb */
+	u32		pay_len;	/* payload bytes (no pad, no ICRC) */
+};
+
+/* Payload of @len bytes at or below which frames copy instead of map. */
+#define DRAY_XP_COPYBREAK	256
+
+/* dev_net.c: frames */
+struct sk_buff *dray_xp_skb_alloc(struct dray_hw *hw, struct dray_hw_qp *qp,
+				  struct dray_pkt *pkt, u32 paylen, bool zcopy);
+int dray_xp_skb_add_mr(struct sk_buff *skb, struct dray_hw_mr *mr, u64 addr,
+		       u32 len);
+void dray_xp_skb_add_data(struct sk_buff *skb, const void *data, u32 len);
+void dray_xp_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
+		  struct sk_buff *skb);
+void dray_xp_send_ack(struct dray_hw *hw, struct dray_hw_qp *qp, u8 syndrome,
+		      u32 psn);
+int dray_xp_copy_to_mr(struct dray_hw_mr *mr, u64 addr,
+		       const struct sk_buff *skb, u32 off, const void *buf,
+		       u32 len);
+u8 dray_xp_scatter(struct dray_hw *hw, struct dray_hw_qp *qp,
+		   const struct dray_sge *sge, u32 num_sge, u64 msg_off,
+		   const struct sk_buff *skb, u32 skb_off, const void *buf,
+		   u32 len);
+u32 dray_xp_sge_frags(const struct dray_sge *sge, u32 num_sge, u64 msg_off,
+		      u32 len);
+u8 dray_xp_gather(struct dray_hw *hw, struct dray_hw_qp *qp,
+		  struct sk_buff *skb, const struct dray_hw_swqe *wqe,
+		  u64 msg_off, u32 len);
+
+/* dev_xport.c */
+void dray_xp_arm(struct dray_hw *hw, struct dray_hw_qp *qp);
+
+/* dev_req.c: requester */
+void dray_xp_req_start(struct dray_hw_qp *qp);
+void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp);
+void dray_xp_req_rewind(struct dray_hw_qp *qp, u32 psn);
+void dray_xp_req_timer(struct dray_hw *hw, struct dray_hw_qp *qp);
+void dray_xp_req_rearm(struct dray_hw_qp *qp);
+struct dray_xp_swqe *dray_xp_req_find(struct dray_hw_qp *qp, u32 psn);
+
+static inline struct dray_xp_swqe *dray_xp_wqe(struct dray_hw_qp *qp,
+					       u32 index)
+{
+	return &qp->xp.req.wqe[index & (DRAY_XP_MAX_WQE - 1)];
+}
+
+/* The path MTU in bytes (256 should MODIFY_QP ever let a bad one by). */
+static inline u32 dray_xp_mtu(const struct dray_hw_qp *qp)
+{
+	u32 mtu = dray_mtu_bytes(qp->path_mtu);
+
+	return mtu ? mtu : 256;
+}
+
+/*
+ * PSNs from @from up to @to, in sequence order. Outstanding PSNs never
+ * exceed 2^23, so that dray_psn_cmp() orders every PSN in flight.
+ */
+static inline u32 dray_xp_span(u32 from, u32 to)
+{
+	return (to - from) & DRAY_PSN_MASK;
+}
+
+#define DRAY_XP_MAX_SPAN	BIT(23)
+
+static inline bool dray_xp_is_rd_atomic(u8 wqe_opcode)
+{
+	return wqe_opcode == DRAY_WQE_RDMA_READ ||
+	       wqe_opcode == DRAY_WQE_ATOMIC_CMP_SWP ||
+	       wqe_opcode == DRAY_WQE_ATOMIC_FETCH_ADD;
+}
+
+/* dev_comp.c: completer */
+void dray_xp_comp_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
+		     struct dray_xp_rxpkt *rx);
+void dray_xp_comp_fail(struct dray_xp_swqe *m, u8 status, u8 vendor_err);
+void dray_xp_comp_advance(struct dray_hw *hw, struct dray_hw_qp *qp);
+
+/* dev_resp.c: responder */
+void dray_xp_resp_start(struct dray_hw_qp *qp);
+void dray_xp_resp_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
+		     struct dray_xp_rxpkt *rx);
+void dray_xp_resp_run(struct dray_hw *hw, struct dray_hw_qp *qp, bool final);
+
+#endif /* DRAY_DEV_XPORT_INT_H */
