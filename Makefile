@@ -13,15 +13,21 @@
 KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
 KDIR ?= /usr/src/linux-headers-$(KVER)
 BUILD := $(CURDIR)/build
+# The module is built from a copy of its sources in build/kmod: kbuild's
+# clean for an external module deletes every object file below M=, which
+# must never reach the rdma-core build in build/.
+KMOD := $(BUILD)/kmod
+KSRC := Kbuild drivers include
 
 .PHONY: all module provider unit selftests check demo test clean
 
 all: module provider
 
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
-	@mkdir -p $(BUILD)
-	cp dray.ko $(BUILD)/dray.ko
+	@mkdir -p $(KMOD)
+	@cp -a --parents $$(git ls-files -co --exclude-standard $(KSRC)) $(KMOD)/
+	$(MAKE) -C $(KDIR) M=$(KMOD) modules
+	cp $(KMOD)/dray.ko $(BUILD)/dray.ko
 
 provider:
 	scripts/build-rdma-core.sh
@@ -42,6 +48,6 @@ test:
 	scripts/test.sh
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf $(KMOD) $(BUILD)/dray.ko
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/selftests clean

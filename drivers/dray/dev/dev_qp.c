@@ -27,7 +27,6 @@
 	pr_warn_ratelimited("dray-nic %s: QP[%u] " fmt, \
 			    netdev_name((hw)->ndev), (qp)->qpn, ##__VA_ARGS__)
 
-#define DRAY_PSN_MASK		0xffffffU
 #define DRAY_QPN_MASK		0xffffffU
 #define DRAY_FLOW_LABEL_MASK	0xfffffU
 #define DRAY_HOP_LIMIT_DEFAULT	64
