@@ -182,7 +182,7 @@ struct dray_cmd_destroy_uar {
 #define DRAY_MTT_ENTRIES	512
 #define DRAY_MTT_DATA_ENTRIES	511
 #define DRAY_PAGE_SHIFT		12
-#define DRAY_PAGE_SIZE		(1U << DRAY_PAGE_SHIFT)
+#define DRAY_PAGE_SIZE		4096U
 
 /* CREATE_PD: result = PD number. */
 struct dray_cmd_destroy_pd {
@@ -313,26 +313,26 @@ struct dray_path {
  * P_Key (index 0); the bits take part in the state machine's required and
  * optional attribute rules only. Unlisted bits are refused (QP_ATTR).
  */
-#define DRAY_QP_ATTR_STATE		(1U << 0)
+#define DRAY_QP_ATTR_STATE		0x00000001U
 /* MODIFY_QP only: the transition applies only if cur_state is the state. */
 #define DRAY_QP_ATTR_CUR_STATE		0x00000002U
 /* Accepted on RTS->SQD; the device always raises DRAY_EQE_SQ_DRAINED. */
 #define DRAY_QP_ATTR_EN_SQD_ASYNC_NOTIFY 0x00000004U
-#define DRAY_QP_ATTR_ACCESS_FLAGS	(1U << 3)
-#define DRAY_QP_ATTR_PKEY_INDEX		(1U << 4)
-#define DRAY_QP_ATTR_PORT		(1U << 5)
-#define DRAY_QP_ATTR_QKEY		(1U << 6)
-#define DRAY_QP_ATTR_AV			(1U << 7)
-#define DRAY_QP_ATTR_PATH_MTU		(1U << 8)
-#define DRAY_QP_ATTR_TIMEOUT		(1U << 9)
-#define DRAY_QP_ATTR_RETRY_CNT		(1U << 10)
-#define DRAY_QP_ATTR_RNR_RETRY		(1U << 11)
-#define DRAY_QP_ATTR_RQ_PSN		(1U << 12)
-#define DRAY_QP_ATTR_MAX_QP_RD_ATOMIC	(1U << 13)
-#define DRAY_QP_ATTR_MIN_RNR_TIMER	(1U << 15)
-#define DRAY_QP_ATTR_SQ_PSN		(1U << 16)
-#define DRAY_QP_ATTR_MAX_DEST_RD_ATOMIC	(1U << 17)
-#define DRAY_QP_ATTR_DEST_QPN		(1U << 20)
+#define DRAY_QP_ATTR_ACCESS_FLAGS	0x00000008U
+#define DRAY_QP_ATTR_PKEY_INDEX		0x00000010U
+#define DRAY_QP_ATTR_PORT		0x00000020U
+#define DRAY_QP_ATTR_QKEY		0x00000040U
+#define DRAY_QP_ATTR_AV			0x00000080U
+#define DRAY_QP_ATTR_PATH_MTU		0x00000100U
+#define DRAY_QP_ATTR_TIMEOUT		0x00000200U
+#define DRAY_QP_ATTR_RETRY_CNT		0x00000400U
+#define DRAY_QP_ATTR_RNR_RETRY		0x00000800U
+#define DRAY_QP_ATTR_RQ_PSN		0x00001000U
+#define DRAY_QP_ATTR_MAX_QP_RD_ATOMIC	0x00002000U
+#define DRAY_QP_ATTR_MIN_RNR_TIMER	0x00008000U
+#define DRAY_QP_ATTR_SQ_PSN		0x00010000U
+#define DRAY_QP_ATTR_MAX_DEST_RD_ATOMIC	0x00020000U
+#define DRAY_QP_ATTR_DEST_QPN		0x00100000U
 
 /* MODIFY_QP mailbox (fields not in attr_mask are ignored); QUERY_QP output. */
 struct dray_qp_attr {
