@@ -6,6 +6,8 @@
 #   3. kernel selftests inside the test VM against the real module
 #      (tests/selftests/run.sh), with libibverbs and the provider built
 #      from rdma-core 56.1
+#   4. RC smoke: rc_pingpong and perftest over dray in the VM
+#      (tests/smoke/rc-smoke.sh)
 #
 # Installs its prerequisites first (needs root). Exit status is non-zero if
 # anything failed. Logs: build/test/.
@@ -77,6 +79,9 @@ must make -s -C tests/selftests
 
 stage selftests scripts/vm-run.sh --timeout 1200 --module build/dray.ko -- \
 	bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
+
+stage smoke scripts/vm-run.sh --timeout 900 --module build/dray.ko -- \
+	tests/smoke/rc-smoke.sh
 
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [[ $total_fail -eq 0 ]]

@@ -18,7 +18,11 @@ result() {	# name, rc
 		pass=$((pass + 1))
 	else
 		echo "not ok $n - smoke.$1 (rc $2)"
-		sed 's/^/#   /' /tmp/smoke-client.log /tmp/smoke-server.log | tail -20
+		echo "#   client:"
+		tail -8 /tmp/smoke-client.log | sed 's/^/#   /'
+		echo "#   server:"
+		tail -4 /tmp/smoke-server.log | sed 's/^/#   /'
+		dmesg | grep -E 'dray' | tail -5 | sed 's/^/#   /'
 		fail=$((fail + 1))
 	fi
 }
