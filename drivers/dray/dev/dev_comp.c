@@ -74,6 +74,8 @@ static void comp_progress(struct dray_hw_qp *qp, u32 una)
 
 	if (dray_psn_cmp(una, rq->una) <= 0)
 		return;
+	rq->cwnd = min_t(u32, rq->cwnd + dray_xp_span(rq->una, una),
+			 DRAY_XP_WINDOW);
 	rq->una = una;
 	rq->gone_back = false;
 	/* Acknowledged past the cursor: answers to packets sent earlier. */
@@ -141,6 +143,7 @@ static void comp_go_back(struct dray_hw *hw, struct dray_hw_qp *qp)
 	}
 	rq->retry--;
 	rq->gone_back = true;
+	rq->cwnd = max_t(u32, rq->cwnd / 2, DRAY_XP_CWND_MIN);
 	dray_xp_req_rewind(qp, rq->una);
 }
 
@@ -355,19 +358,22 @@ static void comp_read_resp(struct dray_hw *hw, struct dray_hw_qp *qp,
 {
 	struct dray_xp_req *rq = &qp->xp.req;
 	u32 mtu = dray_xp_mtu(qp);
-	u32 psn = rx->hdr.psn, want, pos = 0;
+	u32 psn = rx->hdr.psn, want, end;
 	struct dray_xp_swqe *m;
 	u8 st, verr = 0;
 
 	m = comp_match(hw, qp, psn, true);
 	if (!m)
 		return;
-	if (psn == m->req_psn)
-		pos |= DRAY_OPF_START;
-	if (m->resp_pkts + 1 == m->npkts)
-		pos |= DRAY_OPF_END;
+	/*
+	 * The last response packet ends the READ (last or only); any other
+	 * is first or middle: first of the request being answered, which
+	 * after retransmissions need not be the one sent last. PSN and
+	 * length fix the data, whichever request the packet answers.
+	 */
+	end = m->resp_pkts + 1 == m->npkts ? DRAY_OPF_END : 0;
 	want = dray_wire_seg_len(m->length, mtu, m->resp_pkts);
-	if (rx->hdr.opcode != dray_wire_read_resp_opcode(pos) ||
+	if ((rx->flags & DRAY_OPF_END) != end ||
 	    ((rx->flags & DRAY_OPF_AETH) &&
 	     (rx->hdr.syndrome & DRAY_AETH_TYPE_MASK) != DRAY_AETH_ACK) ||
 	    rx->pay_len != want) {
@@ -389,7 +395,7 @@ static void comp_read_resp(struct dray_hw *hw, struct dray_hw_qp *qp,
 		return;
 	}
 	m->resp_pkts++;
-	if (pos & DRAY_OPF_END)
+	if (end)
 		m->state = DRAY_XP_WQE_DONE;
 	comp_progress(qp, dray_psn_add(psn, 1));
 }

@@ -52,6 +52,7 @@ void dray_xp_req_start(struct dray_hw_qp *qp)
 	rq->fetch = qp->sq.fetched;
 	rq->retry = qp->retry_cnt;
 	rq->rnr_retry = qp->rnr_retry;
+	rq->cwnd = DRAY_XP_WINDOW;
 }
 
 /* The outstanding WQE whose PSNs include @psn, or NULL. */
@@ -281,7 +282,7 @@ static bool req_want_ack(struct dray_hw_qp *qp, const struct dray_xp_swqe *m,
 	struct dray_xp_req *rq = &qp->xp.req;
 
 	if (rq->ackreq || rq->noack + 1 >= DRAY_XP_ACKREQ_EVERY ||
-	    dray_xp_span(rq->una, rq->psn) + 1 >= DRAY_XP_WINDOW)
+	    dray_xp_span(rq->una, rq->psn) + 1 >= rq->cwnd)
 		return true;
 	if (!last)
 		return false;
@@ -428,7 +429,7 @@ void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 		u8 verr = 0;
 		int st;
 
-		if (dray_xp_span(rq->una, rq->psn) >= DRAY_XP_WINDOW)
+		if (dray_xp_span(rq->una, rq->psn) >= rq->cwnd)
 			break;
 		if (rq->cur == rq->fetch) {
 			if (!req_may_fetch(qp))
@@ -505,6 +506,7 @@ void dray_xp_req_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
 	}
 	rq->retry--;
 	rq->gone_back = true;
+	rq->cwnd = DRAY_XP_CWND_MIN;
 	qp->xp.stats.retransmits++;
 	dray_xp_req_rewind(qp, rq->una);
 	dray_xp_req_send(hw, qp);

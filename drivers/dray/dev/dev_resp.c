@@ -485,6 +485,13 @@ static enum resp_state resp_duplicate(struct resp_ctx *c)
 	if (!r)
 		return RESP_DROP;
 	if (c->f & DRAY_OPF_READ) {
+		/*
+		 * A requester asks again from its oldest missing response
+		 * on, never from further back: an older request is a stale
+		 * copy (reordered or duplicated on the way).
+		 */
+		if (dray_psn_cmp(h->psn, r->tx_psn) < 0)
+			return RESP_DROP;
 		if (r->type != DRAY_XP_RES_READ || h->rkey != r->rkey ||
 		    h->va < r->va || h->va - r->va > r->length ||
 		    h->dma_len > r->length - (h->va - r->va))

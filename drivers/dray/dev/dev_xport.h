@@ -36,8 +36,13 @@ struct sk_buff;
 
 /* Send WQEs fetched and not yet completed, at most (a power of two). */
 #define DRAY_XP_MAX_WQE		64
-/* Request PSNs sent and not acknowledged before the requester waits. */
+/*
+ * Request PSNs sent and not acknowledged before the requester waits; after
+ * a loss the window restarts at DRAY_XP_CWND_MIN and grows with every PSN
+ * acknowledged, so that go-back-N does not flood a peer that fell behind.
+ */
 #define DRAY_XP_WINDOW		256
+#define DRAY_XP_CWND_MIN	8
 /* Requester: ask for an ACK at least every this many packets. */
 #define DRAY_XP_ACKREQ_EVERY	32
 /* Responder: acknowledge at least every this many packets. */
@@ -84,6 +89,7 @@ struct dray_xp_req {
 	u32	fetch;		/* next WQE to fetch */
 	u32	rd_atomic;	/* READ and atomic WQEs not completed */
 	u32	noack;		/* packets sent since the last AckReq */
+	u32	cwnd;		/* current window, <= DRAY_XP_WINDOW */
 	u8	retry;		/* transport retries left */
 	u8	rnr_retry;	/* RNR retries left; 7: infinite */
 	bool	rnr_wait;	/* waiting for rnr_deadline after an RNR NAK */
