@@ -9,6 +9,7 @@
 #   make check         checkpatch --strict, W=1 and sparse builds
 #   make demo          the main job: build, boot, create dray0, ibv_devinfo
 #   make test          every test; ends with "N passed, N failed"
+#   make smoke         RC data-path smoke lane in the VM (not yet in `test`)
 
 KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
 KDIR ?= /usr/src/linux-headers-$(KVER)
@@ -19,7 +20,7 @@ BUILD := $(CURDIR)/build
 KMOD := $(BUILD)/kmod
 KSRC := Kbuild drivers include
 
-.PHONY: all module provider unit selftests check demo test clean
+.PHONY: all module provider unit selftests check demo test smoke clean
 
 all: module provider
 
@@ -46,6 +47,9 @@ demo:
 
 test:
 	scripts/test.sh
+
+smoke: module provider
+	scripts/vm-run.sh --timeout 900 --module $(BUILD)/dray.ko -- tests/smoke/rc-smoke.sh
 
 clean:
 	rm -rf $(KMOD) $(BUILD)/dray.ko
