@@ -473,7 +473,11 @@ static void connect_pair(const char *when)
 		ret = reset_and_connect(&pq, &hq, ppsn, hpsn);
 	if (ret)
 		die("%s: connecting the QPs: %s", when, strerror(-ret));
-	cq.consumer = le32toh(cq.db->producer);
+	/* skip what earlier rounds left in the CQ, and tell the device */
+	cq.consumer = le32toh(__atomic_load_n(&cq.db->producer,
+					      __ATOMIC_ACQUIRE));
+	__atomic_store_n(&cq.db->consumer, htole32(cq.consumer),
+			 __ATOMIC_RELEASE);
 }
 
 /* Posting */
@@ -570,13 +574,6 @@ static void collect(struct tally *t, unsigned int want, unsigned int ms,
 }
 
 /* Memory that must not change */
-
-static void fill_guarded(void)
-{
-	memset(mr_ro.addr, RO_BYTE, MR_LEN);
-	memset(mr_canary.addr, CANARY_BYTE, MR_LEN);
-	memset(vbuf, VICTIM_BYTE, MR_LEN);
-}
 
 static int check_guarded(const char *when)
 {
@@ -695,7 +692,8 @@ enum garbage {
 	G_DB_RECORD,		/* garbage over the whole doorbell record */
 	G_REWRITE,		/* WQEs rewritten while the device reads them */
 	G_RECV_RING,		/* garbage receive WQEs, then good SENDs */
-	G_CQ_DB,		/* garbage CQ consumer index */
+	G_CQ_DB,		/* garbage CQ consumer index: last, the CQ
+				 * may not survive it (overflow is fatal) */
 	G_NR
 };
 
@@ -905,6 +903,34 @@ static void setup(void)
 	int g, access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 
+	if (!find_uverbs(opt.dev, path, sizeof(path)))
+		die("no uverbs device for %s", opt.dev);
+	ufd = open(path, O_RDWR | O_CLOEXEC);
+	if (ufd < 0)
+		die("open %s: %s", path, strerror(errno));
+	get_context();
+
+	pd1 = alloc_pd();
+	pd2 = alloc_pd();
+
+	/* guard, mr_rw, guard, mr_ro, guard, canary, guard */
+	region_len = 4 * PAGE + 3 * MR_LEN;
+	region = mmap(NULL, region_len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	memset(region, GUARD_BYTE, region_len);
+	reg_mr(pd1, region + PAGE, MR_LEN, access, &mr_rw);
+	reg_mr(pd1, region + 2 * PAGE + MR_LEN, MR_LEN, IBV_ACCESS_REMOTE_READ,
+	       &mr_ro);
+	reg_mr(pd2, region + 3 * PAGE + 2 * MR_LEN, MR_LEN, access, &mr_canary);
+	memset(mr_ro.addr, RO_BYTE, MR_LEN);
+	memset(mr_canary.addr, CANARY_BYTE, MR_LEN);
+
+	create_cq(&cq);
+	create_qp(pd1, &cq, &hq);
+	create_qp(pd1, &cq, &pq);
+
 	/* the victim, and the port facts, through libibverbs */
 	vctx = open_device(opt.dev);
 	if (!vctx)
@@ -924,32 +950,7 @@ static void setup(void)
 	vmr = ibv_reg_mr(vpd, vbuf, MR_LEN, access);
 	if (!vmr)
 		die("victim ibv_reg_mr: %s", strerror(errno));
-
-	if (!find_uverbs(opt.dev, path, sizeof(path)))
-		die("no uverbs device for %s", opt.dev);
-	ufd = open(path, O_RDWR | O_CLOEXEC);
-	if (ufd < 0)
-		die("open %s: %s", path, strerror(errno));
-	get_context();
-	pd1 = alloc_pd();
-	pd2 = alloc_pd();
-
-	/* guard, mr_rw, guard, mr_ro, guard, canary, guard */
-	region_len = 4 * PAGE + 3 * MR_LEN;
-	region = mmap(NULL, region_len, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (region == MAP_FAILED)
-		die("mmap: %s", strerror(errno));
-	memset(region, GUARD_BYTE, region_len);
-	reg_mr(pd1, region + PAGE, MR_LEN, access, &mr_rw);
-	reg_mr(pd1, region + 2 * PAGE + MR_LEN, MR_LEN, IBV_ACCESS_REMOTE_READ,
-	       &mr_ro);
-	reg_mr(pd2, region + 3 * PAGE + 2 * MR_LEN, MR_LEN, access, &mr_canary);
-	fill_guarded();
-
-	create_cq(&cq);
-	create_qp(pd1, &cq, &hq);
-	create_qp(pd1, &cq, &pq);
+	memset(vbuf, VICTIM_BYTE, MR_LEN);
 	printf("hostile: %s (%s): H qpn %#x -> P qpn %#x, gid[%d], mtu %d, uar %u\n",
 	       opt.dev, path, hq.qpn, pq.qpn, gid_index, 128 << mtu,
 	       uctx.uar_index);
@@ -1028,8 +1029,8 @@ int main(int argc, char **argv)
 	}
 
 	for (r = 0; r < opt.rounds; r++) {
-		enum garbage g = (enum garbage)(r < G_NR ? (uint64_t)r :
-						rng_below(&rng, G_NR));
+		enum garbage g = (enum garbage)(r < G_CQ_DB ? (uint64_t)r :
+						rng_below(&rng, G_CQ_DB));
 		struct tally t = { 0 };
 		unsigned int want;
 		int st;
@@ -1068,6 +1069,23 @@ int main(int argc, char **argv)
 		if (t.success != 1 || t.errors)
 			fail("round %d (%s): a good WRITE after RESET gave %u ok, %u errors",
 			     r, garbage_name[g], t.success, t.errors);
+	}
+
+	/*
+	 * A CQ consumer index from nowhere: the device may take the CQ for
+	 * overflowed and put it in error for good, so this comes last and
+	 * only the memory checks follow.
+	 */
+	{
+		struct tally t = { 0 };
+
+		connect_pair(garbage_name[G_CQ_DB]);
+		make_garbage(G_CQ_DB);
+		ring();
+		collect(&t, 0, 2000, 300);
+		printf("hostile: final    %-18s %3u CQEs (%u ok, %u errors)\n",
+		       garbage_name[G_CQ_DB], t.total, t.success, t.errors);
+		check_guarded(garbage_name[G_CQ_DB]);
 	}
 
 	/* the rings go away from under the device while the QP lives */
