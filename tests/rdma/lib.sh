@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Shared shell pieces of the RDMA tests and benchmarks, for use inside the
+# test VM as root: the veth pair with two RoCE devices on it, the RoCEv2
+# IPv4 GID index of a device, waiting for a server to listen, TAP output.
+#
+# Every program started under TCG costs 0.1-0.5 s: these functions use
+# shell builtins wherever they can.
+
+RDMA_LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+
+# Devices are dev_a on veth0 (10.0.0.1) and dev_b on veth1 (10.0.0.2).
+# shellcheck disable=SC2034 # for the scripts that source this file
+ADDR_A=10.0.0.1
+# shellcheck disable=SC2034
+ADDR_B=10.0.0.2
+
+# rdma_devs KIND: the names of the two devices of a kind (dray|rxe).
+rdma_devs() {
+	case $1 in
+	dray) echo "dray0 dray1" ;;
+	rxe) echo "rxe0 rxe1" ;;
+	*) return 1 ;;
+	esac
+}
+
+# veth_up: the routed veth pair (idempotent). A veth has no queue: a
+# frame sent on one end is put on the receiving CPU's backlog, which holds
+# netdev_max_backlog (1000) frames. A 1 MiB RDMA READ answered in one burst
+# is 1024 frames at MTU 1024: the default drops the tail of the burst and
+# every large READ then crawls through retransmissions (rxe logs "Failed
+# sending ACK"; under TCG ib_read_bw -a stalls at 1 MiB). A NIC has a ring
+# for that; give the pair a deep backlog instead.
+veth_up() {
+	sysctl -qw net.core.netdev_max_backlog=20000
+	[[ -e /sys/class/net/veth0 ]] && return 0
+	"$RDMA_LIB_ROOT/scripts/vm/veth-pair.sh"
+}
+
+# rdma_up KIND: load the module and create the two devices of KIND on
+# veth0/veth1; wait until both ports are ACTIVE and have their IPv4 GID.
+rdma_up() {
+	local kind=$1 a b i
+	read -r a b <<<"$(rdma_devs "$kind")" || return 1
+	case $kind in
+	dray) modprobe dray || return 1 ;;
+	rxe) modprobe rdma_rxe || return 1 ;;
+	esac
+	modprobe ib_uverbs || return 1
+	[[ -e /sys/class/infiniband/$a ]] ||
+		rdma link add "$a" type "$kind" netdev veth0 || return 1
+	[[ -e /sys/class/infiniband/$b ]] ||
+		rdma link add "$b" type "$kind" netdev veth1 || return 1
+	for ((i = 0; i < 100; i++)); do
+		if port_active "$a" && port_active "$b" &&
+			gid_v4 "$a" >/dev/null && gid_v4 "$b" >/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "rdma_up: $a/$b did not become ACTIVE with IPv4 GIDs" >&2
+	return 1
+}
+
+# rdma_down KIND: remove the two devices (the module stays loaded).
+rdma_down() {
+	local d
+	for d in $(rdma_devs "$1"); do
+		[[ -e /sys/class/infiniband/$d ]] && rdma link delete "$d"
+	done
+	return 0
+}
+
+port_active() {
+	local s=''
+	read -r s _ <"/sys/class/infiniband/$1/ports/1/state" 2>/dev/null
+	[[ $s == 4: ]]
+}
+
+# gid_v4 DEV: print the index of the RoCEv2 GID holding an IPv4-mapped
+# address (::ffff:a.b.c.d). Reads sysfs with builtins only; scans the
+# first 16 entries (rxe's table has hundreds of empty ones).
+gid_v4() {
+	local dev=$1 i t g
+	for ((i = 0; i < 16; i++)); do
+		t='' g=''
+		read -r t <"/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null
+		read -r g <"/sys/class/infiniband/$dev/ports/1/gids/$i" 2>/dev/null
+		if [[ $t == "RoCE v2" && $g == 0000:0000:0000:0000:0000:ffff:* ]]; then
+			echo "$i"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# wait_listen PORT [TIMEOUT_S]: until a TCP socket listens on PORT.
+wait_listen() {
+	local port=$1 t=${2:-20} i hex line f
+	printf -v hex '%04X' "$port"
+	for ((i = 0; i < t * 20; i++)); do
+		for f in /proc/net/tcp /proc/net/tcp6; do
+			[[ -r $f ]] || continue
+			while read -r line; do
+				# sl local rem st ...: st 0A is LISTEN
+				[[ $line == *:$hex\ *:0000\ 0A\ * ]] && return 0
+			done <"$f"
+		done
+		sleep 0.05
+	done
+	return 1
+}
+
+# TAP helpers: tap_ok NAME, tap_fail NAME [DETAIL], tap_skip NAME REASON
+TAP_N=0 TAP_PASS=0 TAP_FAIL=0 TAP_SKIP=0
+tap_ok() {
+	TAP_N=$((TAP_N + 1)) TAP_PASS=$((TAP_PASS + 1))
+	echo "ok $TAP_N - $1"
+}
+tap_fail() {
+	TAP_N=$((TAP_N + 1)) TAP_FAIL=$((TAP_FAIL + 1))
+	echo "not ok $TAP_N - $1${2:+ # $2}"
+}
+tap_skip() {
+	TAP_N=$((TAP_N + 1)) TAP_SKIP=$((TAP_SKIP + 1))
+	echo "ok $TAP_N - $1 # SKIP $2"
+}
+
+# A fresh TCP port for each client/server pair (no TIME_WAIT clashes).
+PAIR_PORT=${PAIR_PORT:-18515}
+next_port() {
+	PAIR_PORT=$((PAIR_PORT + 1))
+}
+
+# pair_run OUT TIMEOUT "SERVER CMD" "CLIENT CMD": start the server (its
+# output in OUT.srv), wait until it listens on $PAIR_PORT, run the client
+# (OUT.cli). Both must exit 0. The commands are split on blanks.
+pair_run() {
+	local out=$1 t=$2 srv=$3 cli=$4 spid rc_s rc_c
+	# shellcheck disable=SC2086
+	timeout "$t" $srv >"$out.srv" 2>&1 &
+	spid=$!
+	if ! wait_listen "$PAIR_PORT" 30; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		echo "server did not listen on port $PAIR_PORT" >"$out.cli"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	timeout "$t" $cli >"$out.cli" 2>&1
+	rc_c=$?
+	if [[ $rc_c -ne 0 ]]; then
+		# the server would wait for a client that gave up
+		sleep 1
+		kill "$spid" 2>/dev/null
+	fi
+	wait "$spid"
+	rc_s=$?
+	[[ $rc_c -eq 0 && $rc_s -eq 0 ]] && return 0
+	echo "# client exit $rc_c, server exit $rc_s" >>"$out.cli"
+	return 1
+}
+
+# perf_figures FILE bw|lat: the figure of every perftest result line
+# (bw: BW average, column 4; lat: t_typical, column 5; rate: MsgRate,
+# column 5 of a bw line), one a line.
+perf_figures() {
+	awk -v k="$2" '
+	/^[ \t]*[0-9]+[ \t]+[0-9]+[ \t]+[0-9.]+/ {
+		c = (k == "bw") ? 4 : 5
+		if (NF >= c) print $c
+	}' "$1"
+}
+
+# perf_sane FILE bw|lat: at least one result line, no nan or inf, and
+# every line reports something: lat a positive t_typical; bw a positive
+# BW average or message rate (perftest prints 2 decimals of MB/s and 6
+# of Mpps: 10 bytes in -a's 5 x 2 B are 0.00 MB/s, 5 x 8 MiB at a few
+# MB/s are 0.000000 Mpps, a line with both at zero means nothing moved).
+perf_sane() {
+	awk -v k="$2" '
+	/^[ \t]*[0-9]+[ \t]+[0-9]+[ \t]+[0-9.]+/ {
+		n++
+		if ($0 ~ /nan|inf/) { bad++; print "# bad figure: " $0; next }
+		if (k == "lat") ok = ($5 + 0 > 0)
+		else ok = ($4 + 0 > 0 || $5 + 0 > 0)
+		if (!ok) { bad++; print "# bad figure: " $0 }
+	}
+	END { exit (n > 0 && !bad) ? 0 : 1 }' "$1"
+}
