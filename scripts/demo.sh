@@ -1,7 +1,7 @@
 #!/bin/bash
 # The main job: install prerequisites, build dray.ko and the rdma-core
-# provider, boot the test VM, create dray0 on a veth pair and show it with
-# `rdma link show` and `ibv_devinfo -v`.
+# provider, boot the test VM, create dray0 and dray1 on a veth pair, show
+# them with `rdma link show` and `ibv_devinfo -v`, and run ib_write_bw.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
