@@ -19,7 +19,7 @@ result() {	# name, rc
 	else
 		echo "not ok $n - smoke.$1 (rc $2)"
 		echo "#   client:"
-		tail -8 /tmp/smoke-client.log | sed 's/^/#   /'
+		tail -20 /tmp/smoke-client.log | sed 's/^/#   /'
 		echo "#   server:"
 		tail -4 /tmp/smoke-server.log | sed 's/^/#   /'
 		dmesg | grep -E 'dray' | tail -5 | sed 's/^/#   /'
