@@ -55,6 +55,7 @@ if [[ ${LD_LIBRARY_PATH:-} != *rdma-core/build/lib* ]]; then
 fi
 
 read -r DEV_A DEV_B <<<"$(rdma_devs "$kind")"
+read -r TAINT0 </proc/sys/kernel/tainted
 LOG=$(mktemp -d)
 trap 'rm -rf "$LOG"' EXIT
 start=$SECONDS
@@ -304,6 +305,18 @@ if want loss; then
 	for v in veth0 veth1; do
 		tc qdisc del dev "$v" root 2>/dev/null
 	done
+fi
+
+# --- the kernel --------------------------------------------------------------
+# vm-run.sh fails the whole run on a WARN or an oops; say here which part
+# of this run tainted the kernel (BAD_PAGE, DIE, WARN, SOFTLOCKUP).
+read -r taint </proc/sys/kernel/tainted
+if (((taint & ~TAINT0) & ((1 << 5) | (1 << 7) | (1 << 9) | (1 << 14)))); then
+	tap_fail "kernel: no WARN, oops or soft lockup during the run" \
+		"taint $TAINT0 -> $taint"
+	dmesg | grep -E -A 12 "WARNING:|BUG:|Oops|soft lockup" | head -n 60 | sed 's/^/# /'
+else
+	tap_ok "kernel: no WARN, oops or soft lockup during the run"
 fi
 
 echo "# rdma: $((SECONDS - start)) s"
