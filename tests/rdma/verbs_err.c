@@ -514,7 +514,6 @@ TEST_F(dev, qp_valid_state_walk)
 TEST_F(dev, qp_sqd_and_back)
 {
 	struct ibv_qp *qp = qp_in(_metadata, self, IBV_QPS_RTS);
-
 	struct ibv_qp_init_attr init;
 	struct ibv_qp_attr a;
 	uint64_t end;
