@@ -19,6 +19,10 @@
 
 #define RC_PORT		1
 
+#ifndef fallthrough
+#define fallthrough	__attribute__((__fallthrough__))
+#endif
+
 /* Pseudo-random numbers (splitmix64): reproducible from a seed. */
 struct rng {
 	uint64_t s;

@@ -415,7 +415,8 @@ static int reset_and_connect(struct rqp *qp, struct rqp *peer, uint32_t psn,
 	/* like the provider: a reset QP starts again at index 0 */
 	memset(qp->sq.buf, 0, qp->sq.buf_size);
 	memset(qp->rq.buf, 0, qp->rq.buf_size);
-	qp->sq.head = qp->rq.head = 0;
+	qp->sq.head = 0;
+	qp->rq.head = 0;
 
 	memset(&c, 0, sizeof(c));
 	c.qp_handle = qp->handle;
@@ -617,38 +618,58 @@ static uint64_t any_addr(void)
 	};
 
 	switch (rng_below(&rng, 8)) {
-	case 0: return (uintptr_t)mr_rw.addr + rng_below(&rng, MR_LEN + 64);
-	case 1: return (uintptr_t)mr_ro.addr + rng_below(&rng, MR_LEN);
-	case 2: return (uintptr_t)mr_canary.addr + rng_below(&rng, MR_LEN);
-	case 3: return (uintptr_t)vbuf + rng_below(&rng, MR_LEN);
-	case 4: return (uintptr_t)region + rng_below(&rng, region_len);
-	case 5: return (uintptr_t)mr_rw.addr - rng_range(&rng, 1, 64);
-	case 6: return bases[rng_below(&rng, sizeof(bases) / sizeof(bases[0]))];
-	default: return rng_next(&rng);
+	case 0:
+		return (uintptr_t)mr_rw.addr + rng_below(&rng, MR_LEN + 64);
+	case 1:
+		return (uintptr_t)mr_ro.addr + rng_below(&rng, MR_LEN);
+	case 2:
+		return (uintptr_t)mr_canary.addr + rng_below(&rng, MR_LEN);
+	case 3:
+		return (uintptr_t)vbuf + rng_below(&rng, MR_LEN);
+	case 4:
+		return (uintptr_t)region + rng_below(&rng, region_len);
+	case 5:
+		return (uintptr_t)mr_rw.addr - rng_range(&rng, 1, 64);
+	case 6:
+		return bases[rng_below(&rng, sizeof(bases) / sizeof(bases[0]))];
+	default:
+		return rng_next(&rng);
 	}
 }
 
 static uint32_t any_key(void)
 {
 	switch (rng_below(&rng, 7)) {
-	case 0: return mr_rw.lkey;
-	case 1: return mr_ro.lkey;
-	case 2: return mr_canary.lkey;
-	case 3: return vmr->lkey;
-	case 4: return mr_rw.rkey ^ (uint32_t)rng_range(&rng, 1, 255);
-	case 5: return 0;
-	default: return (uint32_t)rng_next(&rng);
+	case 0:
+		return mr_rw.lkey;
+	case 1:
+		return mr_ro.lkey;
+	case 2:
+		return mr_canary.lkey;
+	case 3:
+		return vmr->lkey;
+	case 4:
+		return mr_rw.rkey ^ (uint32_t)rng_range(&rng, 1, 255);
+	case 5:
+		return 0;
+	default:
+		return (uint32_t)rng_next(&rng);
 	}
 }
 
 static uint32_t any_len(void)
 {
 	switch (rng_below(&rng, 5)) {
-	case 0: return (uint32_t)rng_below(&rng, 64);
-	case 1: return (uint32_t)rng_below(&rng, MR_LEN + 4096);
-	case 2: return 0x80000000U;
-	case 3: return 0xffffffffU;
-	default: return (uint32_t)rng_next(&rng);
+	case 0:
+		return (uint32_t)rng_below(&rng, 64);
+	case 1:
+		return (uint32_t)rng_below(&rng, MR_LEN + 4096);
+	case 2:
+		return 0x80000000U;
+	case 3:
+		return 0xffffffffU;
+	default:
+		return (uint32_t)rng_next(&rng);
 	}
 }
 
@@ -692,8 +713,8 @@ enum garbage {
 	G_DB_RECORD,		/* garbage over the whole doorbell record */
 	G_REWRITE,		/* WQEs rewritten while the device reads them */
 	G_RECV_RING,		/* garbage receive WQEs, then good SENDs */
-	G_CQ_DB,		/* garbage CQ consumer index: last, the CQ
-				 * may not survive it (overflow is fatal) */
+	/* last: the CQ may not survive it (an overflow is fatal) */
+	G_CQ_DB,		/* garbage CQ consumer index */
 	G_NR
 };
 
@@ -763,7 +784,8 @@ static unsigned int make_garbage(enum garbage g)
 		good_write(64);
 		publish(&hq.sq, hq.sq.head - (uint32_t)rng_range(&rng, 2, 1000));
 		return 0;
-	case G_DB_RECORD: {
+	case G_DB_RECORD:
+		{
 		uint8_t *p = (uint8_t *)hq.sq.db;
 
 		for (i = 0; i < DRAY_QUEUE_HDR_SIZE; i++)
@@ -771,12 +793,12 @@ static unsigned int make_garbage(enum garbage g)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		return 0;
 	}
-	case G_REWRITE: {
+	case G_REWRITE:
+		{
 		uint64_t end;
 
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n; i++)
 			good_write((uint32_t)rng_range(&rng, 1, 4096));
-		}
 		ring();
 		end = now_us() + 30000;
 		while (now_us() < end) {
@@ -980,15 +1002,22 @@ int main(int argc, char **argv)
 		opt.gid_index = atoi(getenv("DRAY_TEST_GID_INDEX"));
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 'd': opt.dev = optarg; break;
-		case 'g': opt.gid_index = atoi(optarg); break;
-		case 'r': opt.rounds = atoi(optarg); break;
+		case 'd':
+			opt.dev = optarg;
+			break;
+		case 'g':
+			opt.gid_index = atoi(optarg);
+			break;
+		case 'r':
+			opt.rounds = atoi(optarg);
+			break;
 		case 's':
 			opt.seed = strtoull(optarg, NULL, 0);
 			seeded = true;
 			break;
 		default:
-			fprintf(stderr, "usage: hostile [--dev NAME] [--gid-index N] [--rounds N] [--seed S]\n");
+			fprintf(stderr,
+				"usage: hostile [--dev NAME] [--gid-index N] [--rounds N] [--seed S]\n");
 			return 2;
 		}
 	}
@@ -1024,7 +1053,7 @@ int main(int argc, char **argv)
 
 		collect(&t, 1, 10000, 0);
 		if (t.total != 1 || t.success != 1)
-			die("a well-formed RDMA WRITE did not complete (%u CQEs, %u ok): the raw ABI use is broken",
+			die("a well-formed RDMA WRITE did not complete (%u CQEs, %u ok): the raw ABI use or the data path is broken",
 			    t.total, t.success);
 	}
 

@@ -577,7 +577,8 @@ static bool make_op(struct op *o)
 
 	switch (o->kind) {
 	case OP_SEND:
-	case OP_SEND_IMM: {
+	case OP_SEND_IMM:
+		{
 		/* receive buffers: the payload plus some slack */
 		uint64_t cap = o->len + (rng_one_in(&rng, 2) ?
 					 rng_below(&rng, 300) : 0);
@@ -1039,7 +1040,7 @@ static void check_op(struct op *o, int idx)
 		if (o->nrem > 1)
 			check_piece(o, idx, rs, &o->rem[1], 0, 0,
 				    "WRITE_WITH_IMM receive SGE");
-		/* fall through */
+		fallthrough;
 	case OP_WRITE:
 		check_piece(o, idx, rs, &o->rem[0], 0, o->len, "written");
 		break;
@@ -1314,10 +1315,20 @@ static uint64_t parse_size(const char *s)
 	uint64_t v = strtoull(s, &end, 0);
 
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; break;
-	case 'm': case 'M': v <<= 20; break;
-	case 'g': case 'G': v <<= 30; break;
-	case 0: break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		break;
+	case 0:
+		break;
 	default:
 		fprintf(stderr, "integrity: bad size '%s'\n", s);
 		exit(2);
@@ -1328,26 +1339,7 @@ static uint64_t parse_size(const char *s)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: integrity [options]\n"
-		"  --dev-a NAME      device of side A (default: the first)\n"
-		"  --dev-b NAME      device of side B (default: dev-a)\n"
-		"  --gid-index N     GID index on both (default: the RoCEv2 IPv4 GID)\n"
-		"  --iters N         operations (default 1000)\n"
-		"  --seed S          PRNG seed (default: from the clock; printed)\n"
-		"  --max-size BYTES  largest message, k/m/g suffixes (default 4m)\n"
-		"  --big             also ~1/32 messages up to --big-size\n"
-		"  --big-size BYTES  (default 64m; capped at the port's max_msg_sz)\n"
-		"  --mr-offset       MRs start at a random offset in their first page\n"
-		"  --iova            MRs registered at a random IOVA\n"
-		"  --ops LIST        send,send_imm,write,write_imm,read,cmp_swp,\n"
-		"                    fetch_add,atomic,all (default all)\n"
-		"  --one-way         A is always the requester\n"
-		"  --max-batch N     operations in flight per batch, 1..%d (default 8)\n"
-		"  --max-sge N       SGEs per WR at most (default 4, max %d)\n"
-		"  --timeout-exp N   QP local ACK timeout exponent (default 14)\n"
-		"  --wait-ms MS      completion wait per batch (default 60000)\n"
-		"  --quiet           no progress lines\n"
-		"  --inject-error    corrupt one delivered byte (the run must fail)\n",
+		"usage: integrity [options]\n  --dev-a NAME      device of side A (default: the first)\n  --dev-b NAME      device of side B (default: dev-a)\n  --gid-index N     GID index on both (default: the RoCEv2 IPv4 GID)\n  --iters N         operations (default 1000)\n  --seed S          PRNG seed (default: from the clock; printed)\n  --max-size BYTES  largest message, k/m/g suffixes (default 4m)\n  --big             also ~1/32 messages up to --big-size\n  --big-size BYTES  (default 64m; capped at the port's max_msg_sz)\n  --mr-offset       MRs start at a random offset in their first page\n  --iova            MRs registered at a random IOVA\n  --ops LIST        send,send_imm,write,write_imm,read,cmp_swp,\n                    fetch_add,atomic,all (default all)\n  --one-way         A is always the requester\n  --max-batch N     operations in flight per batch, 1..%d (default 8)\n  --max-sge N       SGEs per WR at most (default 4, max %d)\n  --timeout-exp N   QP local ACK timeout exponent (default 14)\n  --wait-ms MS      completion wait per batch (default 60000)\n  --quiet           no progress lines\n  --inject-error    corrupt one delivered byte (the run must fail)\n",
 		MAX_BATCH, MAX_SGE);
 }
 
@@ -1381,29 +1373,67 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'a': opt.dev[0] = optarg; break;
-		case 'b': opt.dev[1] = optarg; break;
-		case 'g': opt.gid_index = atoi(optarg); break;
-		case 'n': opt.iters = strtoull(optarg, NULL, 0); break;
+		case 'a':
+			opt.dev[0] = optarg;
+			break;
+		case 'b':
+			opt.dev[1] = optarg;
+			break;
+		case 'g':
+			opt.gid_index = atoi(optarg);
+			break;
+		case 'n':
+			opt.iters = strtoull(optarg, NULL, 0);
+			break;
 		case 's':
 			opt.seed = strtoull(optarg, NULL, 0);
 			seeded = true;
 			break;
-		case 'm': opt.max_size = parse_size(optarg); break;
-		case 'B': opt.big = true; break;
-		case 'S': opt.big_size = parse_size(optarg); break;
-		case 'o': opt.mr_offset = true; break;
-		case 'v': opt.iova = true; break;
-		case 'O': opt.ops_mask = parse_ops(optarg); break;
-		case '1': opt.one_way = true; break;
-		case 'k': opt.max_batch = atoi(optarg); break;
-		case 'e': opt.max_sge = atoi(optarg); break;
-		case 't': opt.timeout_exp = atoi(optarg); break;
-		case 'w': opt.wait_ms = (unsigned int)atoi(optarg); break;
-		case 'q': opt.quiet = true; break;
-		case 'I': opt.inject = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'm':
+			opt.max_size = parse_size(optarg);
+			break;
+		case 'B':
+			opt.big = true;
+			break;
+		case 'S':
+			opt.big_size = parse_size(optarg);
+			break;
+		case 'o':
+			opt.mr_offset = true;
+			break;
+		case 'v':
+			opt.iova = true;
+			break;
+		case 'O':
+			opt.ops_mask = parse_ops(optarg);
+			break;
+		case '1':
+			opt.one_way = true;
+			break;
+		case 'k':
+			opt.max_batch = atoi(optarg);
+			break;
+		case 'e':
+			opt.max_sge = atoi(optarg);
+			break;
+		case 't':
+			opt.timeout_exp = atoi(optarg);
+			break;
+		case 'w':
+			opt.wait_ms = (unsigned int)atoi(optarg);
+			break;
+		case 'q':
+			opt.quiet = true;
+			break;
+		case 'I':
+			opt.inject = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind != argc || opt.max_batch < 1 || opt.max_batch > MAX_BATCH ||

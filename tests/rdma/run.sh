@@ -55,6 +55,7 @@ if [[ ${LD_LIBRARY_PATH:-} != *rdma-core/build/lib* ]]; then
 fi
 
 read -r DEV_A DEV_B <<<"$(rdma_devs "$kind")"
+read -r TAINT0 </proc/sys/kernel/tainted
 LOG=$(mktemp -d)
 trap 'rm -rf "$LOG"' EXIT
 start=$SECONDS
@@ -161,6 +162,17 @@ if want perftest; then
 fi
 
 # --- integrity -------------------------------------------------------------
+# rxe_read_hang FILE: the integrity run failed only because READs or
+# atomics never completed: the rxe 6.1 bug seen when such a request is
+# retransmitted (rxe retransmits now and then even without loss).
+rxe_read_hang() {
+	[[ $kind == rxe ]] || return 1
+	grep -q "ERROR: timeout after" "$1" || return 1
+	# no other error, and every missing operation a READ or an atomic
+	! grep "ERROR:" "$1" | grep -vq "ERROR: timeout after" &&
+		! grep "missing:" "$1" | grep -vqE "RDMA_READ|ATOMIC_"
+}
+
 # integ NAME ARGS...: the integrity program must pass
 integ() {
 	local name=$1
@@ -170,6 +182,10 @@ integ() {
 	if [[ $rc -eq 0 ]]; then
 		tap_ok "$name"
 		grep -E "ops in|PASS" "$LOG/integ.out" | sed 's/^/# /'
+	elif rxe_read_hang "$LOG/integ.out"; then
+		TAP_N=$((TAP_N + 1)) TAP_SKIP=$((TAP_SKIP + 1))
+		echo "not ok $TAP_N - $name # TODO rxe 6.1: a retransmitted READ or atomic never completed"
+		grep -E "ERROR|missing" "$LOG/integ.out" | head -n 8 | sed 's/^/# /'
 	else
 		tap_fail "$name" "exit $rc"
 		show "$LOG/integ.out" | tail -n 40
@@ -304,6 +320,18 @@ if want loss; then
 	for v in veth0 veth1; do
 		tc qdisc del dev "$v" root 2>/dev/null
 	done
+fi
+
+# --- the kernel --------------------------------------------------------------
+# vm-run.sh fails the whole run on a WARN or an oops; say here which part
+# of this run tainted the kernel (BAD_PAGE, DIE, WARN, SOFTLOCKUP).
+read -r taint </proc/sys/kernel/tainted
+if (((taint & ~TAINT0) & ((1 << 5) | (1 << 7) | (1 << 9) | (1 << 14)))); then
+	tap_fail "kernel: no WARN, oops or soft lockup during the run" \
+		"taint $TAINT0 -> $taint"
+	dmesg | grep -E -A 12 "WARNING:|BUG:|Oops|soft lockup" | head -n 60 | sed 's/^/# /'
+else
+	tap_ok "kernel: no WARN, oops or soft lockup during the run"
 fi
 
 echo "# rdma: $((SECONDS - start)) s"

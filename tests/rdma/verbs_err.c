@@ -15,6 +15,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,7 @@ static int gid_want(void)
  * (no teardown runs: the setup cleans up what it made).
  */
 #define SETUP_SKIP(fmt, ...) do {					\
-	SKIP(;, fmt, ##__VA_ARGS__);					\
+	SKIP((void)0, fmt, ##__VA_ARGS__);				\
 	longjmp(_metadata->env, 1);					\
 } while (0)
 
@@ -513,7 +514,6 @@ TEST_F(dev, qp_valid_state_walk)
 TEST_F(dev, qp_sqd_and_back)
 {
 	struct ibv_qp *qp = qp_in(_metadata, self, IBV_QPS_RTS);
-
 	struct ibv_qp_init_attr init;
 	struct ibv_qp_attr a;
 	uint64_t end;
@@ -1214,6 +1214,7 @@ TEST_F(dev, create_ah_bad_port)
 
 struct end {
 	struct ibv_context *ctx;
+	struct ibv_comp_channel *ch;
 	struct ibv_device_attr attr;
 	struct ibv_port_attr port;
 	struct ibv_pd *pd, *pd2;
@@ -1252,7 +1253,9 @@ static void end_setup(struct __test_metadata *_metadata, struct end *e,
 	ASSERT_NE(NULL, e->pd);
 	e->pd2 = ibv_alloc_pd(e->ctx);
 	ASSERT_NE(NULL, e->pd2);
-	e->cq = ibv_create_cq(e->ctx, CQE, NULL, NULL, 0);
+	e->ch = ibv_create_comp_channel(e->ctx);
+	ASSERT_NE(NULL, e->ch);
+	e->cq = ibv_create_cq(e->ctx, CQE, NULL, e->ch, 0);
 	ASSERT_NE(NULL, e->cq);
 	e->qp = make_qp(e->pd, e->cq, e->cq, &e->cap);
 	ASSERT_NE(NULL, e->qp) TH_LOG("ibv_create_qp: %s", strerror(errno));
@@ -1275,6 +1278,8 @@ static void end_teardown(struct __test_metadata *_metadata, struct end *e)
 		EXPECT_EQ(0, ibv_dereg_mr(e->mr));
 	if (e->cq)
 		EXPECT_EQ(0, ibv_destroy_cq(e->cq));
+	if (e->ch)
+		EXPECT_EQ(0, ibv_destroy_comp_channel(e->ch));
 	if (e->pd2)
 		EXPECT_EQ(0, ibv_dealloc_pd(e->pd2));
 	if (e->pd)
@@ -1479,6 +1484,89 @@ TEST_F(pair, zero_length_send_and_write)
 			      0x12345));
 	wc = wait_wc(_metadata, self->a.cq);
 	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+}
+
+/* Completion events */
+
+/* Whether the channel has an event within ms (it is then taken and acked). */
+static bool cq_event(struct end *e, unsigned int ms)
+{
+	struct pollfd pfd = { .fd = e->ch->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (poll(&pfd, 1, (int)ms) != 1)
+		return false;
+	if (ibv_get_cq_event(e->ch, &cq, &ctx))
+		return false;
+	ibv_ack_cq_events(cq, 1);
+	return cq == e->cq;
+}
+
+static int post_send_flags(struct ibv_qp *qp, uint64_t wr_id, uint64_t addr,
+			   uint32_t len, uint32_t lkey, unsigned int flags)
+{
+	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ibv_send_wr wr = {}, *bad = NULL;
+
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED | flags;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* An armed CQ raises one event for the next completion, then is disarmed. */
+TEST_F(pair, cq_event_after_arm)
+{
+	struct ibv_wc wc;
+
+	ASSERT_ERRNO(0, recv1(self->b.qp, 7, B_BUF(0), 256, self->b.mr->lkey));
+	ASSERT_ERRNO(0, recv1(self->b.qp, 8, B_BUF(256), 256, self->b.mr->lkey));
+	EXPECT_FALSE(cq_event(&self->b, 100)) TH_LOG("event before arming");
+	ASSERT_ERRNO(0, ibv_req_notify_cq(self->b.cq, 0));
+	ASSERT_ERRNO(0, post_send_flags(self->a.qp, 1, A_BUF(0), 64,
+					self->a.mr->lkey, 0));
+	EXPECT_TRUE(cq_event(&self->b, WAIT_MS)) TH_LOG("no event");
+	wc = wait_wc(_metadata, self->b.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	/* not re-armed: the second completion raises nothing */
+	ASSERT_ERRNO(0, post_send_flags(self->a.qp, 2, A_BUF(0), 64,
+					self->a.mr->lkey, 0));
+	wc = wait_wc(_metadata, self->b.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_FALSE(cq_event(&self->b, 200)) TH_LOG("event without arming");
+	wc = wait_wc(_metadata, self->a.cq);
+	wc = wait_wc(_metadata, self->a.cq);
+}
+
+/*
+ * Armed for solicited completions only: an unsolicited SEND raises no
+ * event, a SEND with the solicited event bit does.
+ */
+TEST_F(pair, cq_event_solicited_only)
+{
+	struct ibv_wc wc;
+
+	ASSERT_ERRNO(0, recv1(self->b.qp, 7, B_BUF(0), 256, self->b.mr->lkey));
+	ASSERT_ERRNO(0, recv1(self->b.qp, 8, B_BUF(256), 256, self->b.mr->lkey));
+	ASSERT_ERRNO(0, ibv_req_notify_cq(self->b.cq, 1));
+	ASSERT_ERRNO(0, post_send_flags(self->a.qp, 1, A_BUF(0), 64,
+					self->a.mr->lkey, 0));
+	wc = wait_wc(_metadata, self->b.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_FALSE(cq_event(&self->b, 300))
+		TH_LOG("event for an unsolicited completion");
+	ASSERT_ERRNO(0, post_send_flags(self->a.qp, 2, A_BUF(0), 64,
+					self->a.mr->lkey, IBV_SEND_SOLICITED));
+	EXPECT_TRUE(cq_event(&self->b, WAIT_MS))
+		TH_LOG("no event for a solicited completion");
+	wc = wait_wc(_metadata, self->b.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(8ULL, wc.wr_id);
+	wc = wait_wc(_metadata, self->a.cq);
+	wc = wait_wc(_metadata, self->a.cq);
 }
 
 /* Local protection: the requester's own SGEs */
@@ -1959,17 +2047,17 @@ TEST_F_TIMEOUT(pair, dereg_mr_under_local_traffic, 60)
 	for (i = 0; i < N; i++) {
 		struct ibv_wc wc = wait_wc(_metadata, self->a.cq);
 
-		if (wc.status == IBV_WC_SUCCESS)
+		if (wc.status == IBV_WC_SUCCESS) {
 			ok++;
-		else if (wc.status == IBV_WC_LOC_PROT_ERR ||
-			 wc.status == IBV_WC_WR_FLUSH_ERR)
+		} else if (wc.status == IBV_WC_LOC_PROT_ERR ||
+			   wc.status == IBV_WC_WR_FLUSH_ERR) {
 			err++;
-		else if (self->rxe && wc.status == IBV_WC_LOC_QP_OP_ERR) {
+		} else if (self->rxe && wc.status == IBV_WC_LOC_QP_OP_ERR) {
 			err++;
 			TH_LOG("rxe deviation: LOC_QP_OP_ERR for an lkey that is gone");
-		}
-		else
+		} else {
 			other++;
+		}
 		if (wc.status != IBV_WC_SUCCESS)
 			TH_LOG("wr %d: %s", i, ibv_wc_status_str(wc.status));
 	}
