@@ -20,15 +20,19 @@ BUILD := $(CURDIR)/build
 KMOD := $(BUILD)/kmod
 KSRC := Kbuild drivers include
 
-.PHONY: all module provider unit selftests check demo test smoke clean
+.PHONY: all module kmod provider unit selftests check demo test smoke clean
 
 all: module provider
 
-module:
+module: kmod
+	cp $(KMOD)/dray.ko $(BUILD)/dray.ko
+
+# Copy the module sources to $(KMOD) and build there (KMOD= may name
+# another directory, as scripts/check.sh does for its W=1 and C=1 builds).
+kmod:
 	@mkdir -p $(KMOD)
 	@cp -a --parents $$(git ls-files -co --exclude-standard $(KSRC)) $(KMOD)/
 	$(MAKE) -C $(KDIR) M=$(KMOD) modules
-	cp $(KMOD)/dray.ko $(BUILD)/dray.ko
 
 provider:
 	scripts/build-rdma-core.sh

@@ -46,17 +46,14 @@ grep -v '^total: 0 errors, 0 warnings, 0 checks' "$out/checkpatch.raw" \
 [[ -s $out/checkpatch.log ]] && rc=1
 result checkpatch_strict $rc "$out/checkpatch.log"
 
-kdir=/usr/src/linux-headers-$(scripts/kver.sh)
 for flags in "W=1" "C=1"; do
 	name=build_w1
 	[[ $flags == C=1 ]] && name=build_sparse
 	rc=0
 	# A fresh copy of the sources, so every file is compiled and checked.
-	src=$out/kmod-$name
+	src=$repo/$out/kmod-$name
 	rm -rf "$src"
-	mkdir -p "$src"
-	cp -a --parents $(git ls-files -co --exclude-standard Kbuild drivers include) "$src/"
-	make -s -C "$kdir" M="$repo/$src" modules "$flags" >"$out/$name.log" 2>&1 || rc=1
+	make -s kmod KMOD="$src" "$flags" >"$out/$name.log" 2>&1 || rc=1
 	grep -E 'warning:|error:' "$out/$name.log" >/dev/null && rc=1
 	result "$name" $rc "$out/$name.log"
 done
