@@ -73,7 +73,8 @@ static size_t unhex(const char *s, u8 *out)
 	while (s[0] && s[1]) {
 		unsigned int v;
 
-		sscanf(s, "%2x", &v);
+		if (sscanf(s, "%2x", &v) != 1)
+			break;
 		out[n++] = v;
 		s += 2;
 	}
