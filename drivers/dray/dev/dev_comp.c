@@ -64,6 +64,7 @@ void dray_xp_comp_advance(struct dray_hw *hw, struct dray_hw_qp *qp)
 		if (dray_xp_is_rd_atomic(m->opcode))
 			rq->rd_atomic--;
 		rq->head++;
+		rq->blocked = false;
 	}
 }
 
@@ -78,6 +79,7 @@ static void comp_progress(struct dray_hw_qp *qp, u32 una)
 			 DRAY_XP_WINDOW);
 	rq->una = una;
 	rq->gone_back = false;
+	rq->blocked = false;
 	/* Acknowledged past the cursor: answers to packets sent earlier. */
 	if (dray_psn_cmp(rq->psn, una) < 0)
 		dray_xp_req_rewind(qp, una);

@@ -9,7 +9,8 @@
  * each). The ICRC is computed over the finished frame and appended, with
  * the pad bytes, in the linear part or in one more fragment. A frame for
  * the port's own MAC address is looped back into the engine's receive
- * queue; any other goes out with dev_queue_xmit() on the port's netdev.
+ * queue (marked PACKET_LOOPBACK, without ICRC: it never leaves the NIC);
+ * any other goes out with dev_queue_xmit() on the port's netdev.
  *
  * Receive: every header is validated (IP, UDP, BTH, extended headers,
  * lengths), the ICRC is checked, the frame must come from the QP's peer
@@ -242,12 +243,20 @@ void dray_xp_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 	skb_set_network_header(skb, DRAY_ETH_HLEN);
 	skb_set_transport_header(skb, l2l4 - DRAY_UDP_HLEN);
 
-	crc = dray_icrc_begin(h + DRAY_ETH_HLEN, a.ipv6,
-			      h + l2l4 - DRAY_UDP_HLEN,
-			      DRAY_UDP_HLEN + cb.hdr_len);
-	crc = xp_crc_skb(skb, l2l4 + cb.hdr_len, cb.paylen, crc);
-	crc = dray_icrc_update(crc, trailer, cb.pad);
-	put_unaligned_le32(dray_icrc_final(crc), trailer + cb.pad);
+	/*
+	 * A frame for the port's own MAC never leaves the NIC: like a NIC's
+	 * internal loopback it carries no ICRC (zero), and dray_xport_rx()
+	 * knows it by PACKET_LOOPBACK.
+	 */
+	loop = ether_addr_equal(a.dmac, a.smac);
+	if (!loop) {
+		crc = dray_icrc_begin(h + DRAY_ETH_HLEN, a.ipv6,
+				      h + l2l4 - DRAY_UDP_HLEN,
+				      DRAY_UDP_HLEN + cb.hdr_len);
+		crc = xp_crc_skb(skb, l2l4 + cb.hdr_len, cb.paylen, crc);
+		crc = dray_icrc_update(crc, trailer, cb.pad);
+		put_unaligned_le32(dray_icrc_final(crc), trailer + cb.pad);
+	}
 	if (xp_put_trailer(skb, trailer, cb.pad + DRAY_ICRC_BYTES))
 		goto drop;
 
@@ -261,11 +270,10 @@ void dray_xp_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 	qp->xp.stats.tx_pkts++;
 	qp->xp.stats.tx_bytes += cb.paylen;
 
-	loop = ether_addr_equal(a.dmac, a.smac);
 	if (loop) {
 		/* As the port would hand it over: data at the IP header. */
 		skb_pull(skb, DRAY_ETH_HLEN);
-		skb->pkt_type = PACKET_HOST;
+		skb->pkt_type = PACKET_LOOPBACK;
 		local_bh_disable();
 		dray_hw_engine_rx(hw, skb);
 		local_bh_enable();
@@ -523,7 +531,7 @@ void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb)
 	struct dray_wire_l3 l3;
 	struct dray_hw_qp *qp;
 	u32 avail, l4, trail;
-	bool ipv6;
+	bool ipv6, internal;
 	int hlen;
 
 	dray_xp_assert_locked(hw);
@@ -557,7 +565,9 @@ void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb)
 		atomic64_inc(&hw->rx_roce_no_qp);
 		goto free;
 	}
-	if (!xp_rx_icrc_ok(skb, hdrs, &l3, hlen, &rx)) {
+	/* The port passes on PACKET_HOST frames only: this one is ours. */
+	internal = skb->pkt_type == PACKET_LOOPBACK && skb->dev == hw->ndev;
+	if (!internal && !xp_rx_icrc_ok(skb, hdrs, &l3, hlen, &rx)) {
 		qp->xp.stats.rx_icrc_errors++;
 		goto free;
 	}

@@ -435,8 +435,10 @@ void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 			if (!req_may_fetch(qp))
 				break;
 			st = req_peek(hw, qp, &verr);
-			if (st == -EAGAIN)
+			if (st == -EAGAIN) {
+				rq->blocked = true;
 				break;
+			}
 			req_commit(qp, st, verr);
 			if (st)
 				break;

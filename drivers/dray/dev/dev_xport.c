@@ -151,8 +151,21 @@ void dray_xport_error(struct dray_hw *hw, struct dray_hw_qp *qp)
 
 bool dray_xport_want_run(struct dray_hw_qp *qp)
 {
-	const struct dray_xport_qp *xp = &qp->xp;
+	const struct dray_xp_resp *rs = &qp->xp.resp;
+	const struct dray_xp_req *rq = &qp->xp.req;
 
-	return !xp->err && (xp->resp.run || xp->resp.ack_due ||
-			    xp->resp.nak_due || xp->req.stall);
+	if (qp->xp.err || qp->state < DRAY_QPS_RTR || qp->state > DRAY_QPS_SQE)
+		return false;
+	if (rs->run || rs->ack_due || rs->nak_due)
+		return true;
+	if ((qp->state != DRAY_QPS_RTS && qp->state != DRAY_QPS_SQD) ||
+	    rq->rnr_wait || rq->stall ||
+	    dray_xp_span(rq->una, rq->psn) >= rq->cwnd)
+		return false;
+	/* Packets of fetched WQEs still to (re)send. */
+	if (rq->cur != rq->fetch)
+		return dray_xp_wqe(qp, rq->cur)->state != DRAY_XP_WQE_FAILED;
+	return !rq->blocked && qp->state == DRAY_QPS_RTS && !qp->sq_draining &&
+	       rq->fetch - rq->head < min_t(u32, DRAY_XP_MAX_WQE, qp->sq.depth) &&
+	       dray_hw_sq_pending(qp);
 }

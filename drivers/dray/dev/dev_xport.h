@@ -7,10 +7,11 @@
  *
  * Contract with the engine (dev_engine.c, dev_qp.c):
  *  - Every function runs on the engine thread with engine.lock held.
- *  - dray_xport_send() is called for a QP in RTR, RTS or SQD whenever its
- *    SQ has WQEs the transport has not fetched (dray_hw_sq_pending()), and
- *    whenever dray_xport_want_run() is true. Calling it more often is
- *    harmless and cheap.
+ *  - The engine calls dray_xport_send() for a QP whenever
+ *    dray_xport_want_run() is true: check it after a doorbell shows new
+ *    WQEs and on every pass for the active QPs (it is cheap). False means
+ *    the transport waits for a frame or for its deadline; calling
+ *    dray_xport_send() anyway is harmless, only wasted work.
  *  - The transport keeps one deadline per QP with
  *    dray_hw_qp_set_deadline(); when it passes the engine calls
  *    dray_xport_timer(). A deadline at or before "now" means "call
@@ -19,7 +20,10 @@
  *    queued for a pass were processed.
  *  - dray_xport_rx() gets frames with skb->data at the IP header and
  *    skb->protocol ETH_P_IP or ETH_P_IPV6, as an rx_handler sees them. The
- *    skb may be shared or cloned: the transport only reads it.
+ *    skb may be shared or cloned: the transport only reads it. The port
+ *    hands over PACKET_HOST frames only; PACKET_LOOPBACK marks the frames
+ *    the transport looped back itself (dray_hw_engine_rx()), which carry
+ *    no ICRC.
  *  - dray_hw_qp_error() may call dray_xport_error() before returning; the
  *    transport touches no state of the QP after calling it.
  */
@@ -98,6 +102,7 @@ struct dray_xp_req {
 	bool	comp_valid;	/* comp_wqe holds WQE comp_index */
 	bool	stall;		/* out of memory: try again soon */
 	bool	gone_back;	/* went back: no more until progress */
+	bool	blocked;	/* fence, depth, span: wait for progress */
 	u32	cur_index;
 	u32	comp_index;
 	unsigned long	rto_deadline;	/* retransmit timer, jiffies; 0: off */
@@ -235,8 +240,9 @@ bool dray_xport_sq_idle(struct dray_hw_qp *qp);
 /* The QP went to ERR: give back outstanding WQEs (engine flushes them). */
 void dray_xport_error(struct dray_hw *hw, struct dray_hw_qp *qp);
 /*
- * Does the transport have frames to send without new WQEs (READ responses,
- * a coalesced ACK)? The engine then calls dray_xport_send().
+ * Can dray_xport_send() do something now: responses or an ACK to send,
+ * packets the windows allow, or new WQEs it may start? Reads the SQ
+ * doorbell record (dray_hw_sq_pending()).
  */
 bool dray_xport_want_run(struct dray_hw_qp *qp);
 
