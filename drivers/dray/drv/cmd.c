@@ -403,6 +403,7 @@ int dray_cmd_modify_qp(struct dray_dev *dev, u32 qpn,
 	a = mb.buf;
 	a->attr_mask = cpu_to_le32(p->mask);
 	a->state = p->state;
+	a->cur_state = p->cur_state;
 	a->path_mtu = p->path_mtu;
 	a->timeout = p->timeout;
 	a->retry_cnt = p->retry_cnt;

@@ -85,17 +85,17 @@ static int dray_cq_check(struct dray_dev *dev,
 			 const struct ib_cq_init_attr *attr,
 			 const struct dray_create_cq_cmd *cmd)
 {
-	u64 max_depth = roundup_pow_of_two((u64)dev->caps.max_cqe + 1);
-	u64 depth;
+	u32 max_cqe = dev->caps.max_cqe;
+	u64 depth, max_depth;
 
 	if (attr->flags) {
 		ddev_dbg_rl(dev, "create_cq: flags %#x not supported\n",
 			    attr->flags);
 		return -EOPNOTSUPP;
 	}
-	if (attr->cqe < 1 || attr->cqe > dev->caps.max_cqe) {
+	if (attr->cqe < 1 || attr->cqe > max_cqe) {
 		ddev_dbg_rl(dev, "create_cq: cqe %u must be in [1, max_cqe %u]\n",
-			    attr->cqe, dev->caps.max_cqe);
+			    attr->cqe, max_cqe);
 		return -EINVAL;
 	}
 	if (attr->comp_vector >= dev->ibdev.num_comp_vectors) {
@@ -113,9 +113,11 @@ static int dray_cq_check(struct dray_dev *dev,
 		return -EINVAL;
 	}
 	depth = 1ULL << cmd->log_depth;
+	/* The device's largest ring (1 <= cqe <= max_cqe here). */
+	max_depth = roundup_pow_of_two((u64)max_cqe);
 	if (depth < attr->cqe || depth > max_depth) {
-		ddev_dbg_rl(dev, "create_cq: depth %llu must be in [cqe %u, %llu] (max_cqe %u)\n",
-			    depth, attr->cqe, max_depth, dev->caps.max_cqe);
+		ddev_dbg_rl(dev, "create_cq: depth %llu must be in [cqe %u, %llu]\n",
+			    depth, attr->cqe, max_depth);
 		return -EINVAL;
 	}
 	return 0;
@@ -206,7 +208,7 @@ int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	ret = dray_cq_setup(dev, cq, &cmd);
 	if (ret)
 		return ret;
-	/* The device writes a CQE while fewer than depth are unconsumed. */
+	/* The ring holds depth CQEs; report no more than the device limit. */
 	ibcq->cqe = min_t(u32, 1U << cmd.log_depth, dev->caps.max_cqe);
 
 	resp.cqn = cq->cqn;

@@ -51,8 +51,14 @@ static_assert((int)DRAY_QPS_ERR == IB_QPS_ERR);
 static_assert((int)DRAY_MTU_256 == IB_MTU_256);
 static_assert((int)DRAY_MTU_4096 == IB_MTU_4096);
 
-/* Attributes the device takes, in DRAY_QP_ATTR_* (= IB_QP_*) bits. */
-#define DRAY_QP_ATTR_HW	(DRAY_QP_ATTR_STATE | DRAY_QP_ATTR_ACCESS_FLAGS | \
+/*
+ * Attributes the device takes, in DRAY_QP_ATTR_* (= IB_QP_*) bits. With
+ * CUR_STATE the device applies the transition only from that state; it
+ * accepts EN_SQD_ASYNC_NOTIFY where IBTA does (whether the consumer hears
+ * of the drained SQ is the driver's business, see sqd_notify).
+ */
+#define DRAY_QP_ATTR_HW	(DRAY_QP_ATTR_STATE | IB_QP_CUR_STATE | \
+			 IB_QP_EN_SQD_ASYNC_NOTIFY | DRAY_QP_ATTR_ACCESS_FLAGS | \
 			 DRAY_QP_ATTR_PKEY_INDEX | DRAY_QP_ATTR_PORT | \
 			 DRAY_QP_ATTR_QKEY | DRAY_QP_ATTR_AV | \
 			 DRAY_QP_ATTR_PATH_MTU | DRAY_QP_ATTR_TIMEOUT | \
@@ -60,9 +66,8 @@ static_assert((int)DRAY_MTU_4096 == IB_MTU_4096);
 			 DRAY_QP_ATTR_RQ_PSN | DRAY_QP_ATTR_MAX_QP_RD_ATOMIC | \
 			 DRAY_QP_ATTR_MIN_RNR_TIMER | DRAY_QP_ATTR_SQ_PSN | \
 			 DRAY_QP_ATTR_MAX_DEST_RD_ATOMIC | DRAY_QP_ATTR_DEST_QPN)
-/* Attributes modify_qp accepts: the device's plus two the driver handles. */
-#define DRAY_QP_ATTR_SUPPORTED	(DRAY_QP_ATTR_HW | IB_QP_CUR_STATE | \
-				 IB_QP_EN_SQD_ASYNC_NOTIFY)
+/* Attributes modify_qp accepts. */
+#define DRAY_QP_ATTR_SUPPORTED	DRAY_QP_ATTR_HW
 
 #define DRAY_QP_ACCESS_SUPPORTED (IB_ACCESS_LOCAL_WRITE | \
 				  IB_ACCESS_REMOTE_WRITE | \
@@ -584,6 +589,7 @@ static int dray_qp_attr_to_hw(struct dray_qp *qp, const struct ib_qp_attr *attr,
 	memset(p, 0, sizeof(*p));
 	p->mask = mask & DRAY_QP_ATTR_HW;
 	p->state = attr->qp_state;
+	p->cur_state = attr->cur_qp_state;
 	p->access = dray_access_to_hw(attr->qp_access_flags) &
 		    ~DRAY_ACCESS_LOCAL_WRITE;
 	p->qkey = attr->qkey;
