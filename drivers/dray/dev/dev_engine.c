@@ -146,9 +146,10 @@ static bool engine_qp(struct dray_hw *hw, struct dray_hw_qp *qp)
 		work = true;
 	}
 	/* RTR too: the responder sends ACKs and READ responses. */
-	if (qp->state == DRAY_QPS_RTR || qp->state == DRAY_QPS_RTS ||
-	    qp->state == DRAY_QPS_SQD)
+	if (dray_xport_want_run(qp)) {
 		dray_xport_send(hw, qp);
+		work = true;
+	}
 	/* The transport may have started WQEs here or on a frame. */
 	work |= dray_hw_sq_publish(hw, qp);
 	if (qp->state == DRAY_QPS_SQD && qp->sq_draining &&
@@ -207,7 +208,7 @@ static bool engine_work_waiting(struct dray_hw *hw, long *timeout)
 		return true;
 	list_for_each_entry(qp, &eng->active, active) {
 		if (qp->err_pending || qp_doorbell_moved(qp) ||
-		    qp_deadline_due(qp, now))
+		    qp_deadline_due(qp, now) || dray_xport_want_run(qp))
 			return true;
 		if (qp->state == DRAY_QPS_SQD && qp->sq_draining &&
 		    dray_xport_sq_idle(qp))

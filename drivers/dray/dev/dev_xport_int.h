@@ -15,12 +15,7 @@
 #include "dev.h"
 #include "dev_qp.h"
 
-/*
- * TODO(engine): struct dray_hw does not embed struct dray_hw_engine in
- * this branch yet; once it does, this is
- * lockdep_assert_held(&(hw)->engine.lock).
- */
-#define dray_xp_assert_locked(hw)	((void)(hw))
+#define dray_xp_assert_locked(hw)	lockdep_assert_held(&(hw)->engine.lock)
 
 /* Data-path diagnostics: a remote peer can provoke them, so rate limited. */
 #define xp_dbg(hw, qp, fmt, ...)					\
