@@ -2,7 +2,8 @@
 /*
  * dray driver: queue pairs. Reliable connected only, for now.
  *
- * The SQ and RQ rings live in user memory allocated by the provider: each
+ * A user QP's SQ and RQ rings live in user memory allocated by the
+ * provider (a kernel QP's in kernel memory, see kqp.c): each
  * a 64-byte doorbell record, then 2^log_depth WQEs of 2^log_stride bytes
  * (dray_queue.h). The driver checks the geometry against the verb's caps
  * and the device's limits, pins both rings and hands the device their
@@ -182,8 +183,8 @@ put_qp:
 
 /* ---- create and destroy ------------------------------------------------ */
 
-static int dray_qp_check_init_attr(struct dray_dev *dev,
-				   const struct ib_qp_init_attr *ia)
+int dray_qp_check_init_attr(struct dray_dev *dev,
+			    const struct ib_qp_init_attr *ia)
 {
 	const struct ib_qp_cap *cap = &ia->cap;
 	const struct dray_caps *c = &dev->caps;
@@ -401,13 +402,19 @@ static int dray_qp_teardown(struct dray_dev *dev, struct dray_qp *qp)
 		dqp_err(qp, "destroy failed (%d), rings leaked\n", ret);
 		return 0;
 	}
+	if (qp->kqp) {
+		/* No CQE of the QP is left for poll_cq to look it up by. */
+		dray_kqp_clean_cqs(qp);
+		dray_kqp_free(dev, qp);
+		return 0;
+	}
 	ib_umem_release(qp->rq_umem);
 	ib_umem_release(qp->sq_umem);
 	return 0;
 }
 
-/* Make the QP findable by events. */
-static int dray_qp_publish(struct dray_dev *dev, struct dray_qp *qp)
+/* Make the QP findable by events (and kernel QPs by poll_cq). */
+int dray_qp_publish(struct dray_dev *dev, struct dray_qp *qp)
 {
 	int ret;
 
@@ -421,17 +428,14 @@ static int dray_qp_publish(struct dray_dev *dev, struct dray_qp *qp)
 }
 
 /* Stop event dispatch to the QP and wait for events in flight. */
-static void dray_qp_unpublish(struct dray_dev *dev, struct dray_qp *qp)
+void dray_qp_unpublish(struct dray_dev *dev, struct dray_qp *qp)
 {
 	xa_erase_bh(&dev->qps, qp->qpn);
 	dray_qp_put(qp);
 	wait_for_completion(&qp->unused);
 }
 
-/*
- * Only user QPs exist so far: a kernel QP needs rings in kernel memory
- * and post_send/post_recv, which come with the kernel verbs.
- */
+/* A kernel QP (no udata) has its rings in kernel memory: see kqp.c. */
 int dray_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata)
 {
@@ -443,7 +447,7 @@ int dray_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	int ret;
 
 	if (!udata)
-		return -EOPNOTSUPP;
+		return dray_kqp_create(dev, qp, init_attr);
 	uctx = rdma_udata_to_drv_context(udata, struct dray_ucontext,
 					 ibucontext);
 	ret = dray_qp_check_init_attr(dev, init_attr);
@@ -713,6 +717,8 @@ int dray_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto unlock;
 	}
 	dray_qp_modified(qp, attr, mask, next);
+	if (qp->kqp && next == IB_QPS_RESET)
+		dray_kqp_reset(qp);
 unlock:
 	mutex_unlock(&qp->lock);
 	return ret;
