@@ -343,13 +343,6 @@ struct page *dray_hw_mr_page(struct dray_hw_mr *mr, u64 addr, u32 *offset,
 {
 	struct page *page = mr_translate(mr, addr, offset);
 
-	/*
-	 * A physical MR reaches any RAM page, also a free one: never take a
-	 * reference (zero copy) on a page the allocator owns.
-	 */
-	if ((mr->flags & DRAY_MR_F_PHYSICAL) &&
-	    !folio_ref_count(page_folio(page)))
-		return NULL;
 	*len = DRAY_PAGE_SIZE - *offset;
 	return page;
 }

@@ -84,6 +84,34 @@ struct sk_buff *dray_xp_skb_alloc(struct dray_hw *hw, struct dray_hw_qp *qp,
 	return skb;
 }
 
+/*
+ * Zero copy is not allowed from @page (a physical MR's): copy the piece
+ * into a fragment of its own instead.
+ */
+static int xp_skb_add_copy_frag(struct sk_buff *skb, struct page *page,
+				u32 off, u32 len)
+{
+	struct page *fpage;
+	void *p, *va;
+	int i = skb_shinfo(skb)->nr_frags;
+
+	/* One fragment stays free for the trailer. */
+	if (i >= MAX_SKB_FRAGS - 1)
+		return -EMSGSIZE;
+	p = netdev_alloc_frag(len);
+	if (!p)
+		return -ENOMEM;
+	va = kmap_local_page(page);
+	memcpy(p, va + off, len);
+	kunmap_local(va);
+	fpage = virt_to_head_page(p);
+	skb_fill_page_desc(skb, i, fpage, p - page_address(fpage), len);
+	skb->len += len;
+	skb->data_len += len;
+	skb->truesize += len;
+	return 0;
+}
+
 /* Attach (zero copy) or copy @len bytes of @mr at @addr (range checked). */
 int dray_xp_skb_add_mr(struct sk_buff *skb, struct dray_hw_mr *mr, u64 addr,
 		       u32 len)
@@ -99,7 +127,12 @@ int dray_xp_skb_add_mr(struct sk_buff *skb, struct dray_hw_mr *mr, u64 addr,
 		if (!page || !plen)
 			return -EFAULT;
 		plen = min(plen, len);
-		if (zcopy) {
+		if (zcopy && !dray_hw_mr_zcopy_ok(mr)) {
+			int ret = xp_skb_add_copy_frag(skb, page, off, plen);
+
+			if (ret)
+				return ret;
+		} else if (zcopy) {
 			i = skb_shinfo(skb)->nr_frags;
 			if (i && skb_can_coalesce(skb, i, page, off)) {
 				skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1],

@@ -283,7 +283,17 @@ enum dray_mr_err dray_hw_mr_check(struct dray_hw *hw, u32 key, u32 pdn,
 void dray_hw_mr_write(struct dray_hw_mr *mr, u64 addr, const void *src,
 		      size_t len);
 void dray_hw_mr_read(struct dray_hw_mr *mr, u64 addr, void *dst, size_t len);
+/*
+ * May the transport take page references on the MR's pages (zero copy)?
+ * Not for a DRAY_MR_F_PHYSICAL MR: its pages are any RAM, e.g. the tail
+ * pages of a non-compound allocation, whose refcount is zero.
+ */
+static inline bool dray_hw_mr_zcopy_ok(const struct dray_hw_mr *mr)
+{
+	return !(mr->flags & DRAY_MR_F_PHYSICAL);
+}
 /* The page and in-page offset/length of the piece at addr (zero copy). */
+
 struct page *dray_hw_mr_page(struct dray_hw_mr *mr, u64 addr, u32 *offset,
 			     u32 *len);
 /*
