@@ -361,7 +361,7 @@ static bool kt_wc_is(const struct ib_wc *wc, enum ib_wc_status status,
 	if (wc->status == status && wc->wr_id == wr_id &&
 	    (status != IB_WC_SUCCESS || wc->opcode == opcode))
 		return true;
-	kt_diag("%s: wc status %d (%s) vendor_err %#x opcode %d wr_id %llu; want %d opcode %d wr_id %llu",
+	kt_diag("%s: status %d (%s) verr %#x op %d wr_id %llu, want %d op %d wr_id %llu",
 		what, wc->status, ib_wc_status_msg(wc->status), wc->vendor_err,
 		wc->opcode, wc->wr_id, status, opcode, wr_id);
 	return false;

@@ -292,6 +292,7 @@ static inline bool dray_hw_mr_zcopy_ok(const struct dray_hw_mr *mr)
 {
 	return !(mr->flags & DRAY_MR_F_PHYSICAL);
 }
+
 /* The page and in-page offset/length of the piece at addr (zero copy). */
 
 struct page *dray_hw_mr_page(struct dray_hw_mr *mr, u64 addr, u32 *offset,

@@ -186,7 +186,7 @@ struct dray_kring {
  * are being polled from being destroyed (see dray_kqp_clean_cq()).
  */
 struct dray_kcq {
-	spinlock_t		lock;
+	spinlock_t		lock;		/* see above */
 	struct dray_kring	ring;
 	struct dray_cq_db	*db;
 	struct dray_cqe		*cqes;
@@ -211,7 +211,7 @@ struct dray_cq {
  * read by posters (acquire).
  */
 struct dray_kwq {
-	spinlock_t		lock;
+	spinlock_t		lock;		/* see above */
 	struct dray_kring	ring;
 	struct dray_wq_db	*db;
 	void			*wqes;

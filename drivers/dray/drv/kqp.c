@@ -72,20 +72,18 @@ static void kqp_geometry(struct dray_dev *dev, struct ib_qp_cap *cap,
 			 struct dray_qp_params *p)
 {
 	const struct dray_caps *c = &dev->caps;
-	u32 sq_room, rq_room;
+	u32 sq_room, rq_room, sq_wqe, rq_wqe;
 
+	sq_wqe = DRAY_SQ_WQE_HDR_SIZE +
+		 max(cap->max_send_sge * DRAY_SGE_SIZE, cap->max_inline_data);
+	rq_wqe = DRAY_RQ_WQE_HDR_SIZE +
+		 max(cap->max_recv_sge, 1U) * DRAY_SGE_SIZE;
 	p->sq_log_depth = order_base_2(max(cap->max_send_wr, 1U));
-	p->sq_log_stride = clamp_t(u32,
-				   order_base_2(DRAY_SQ_WQE_HDR_SIZE +
-						max(cap->max_send_sge * DRAY_SGE_SIZE,
-						    cap->max_inline_data)),
+	p->sq_log_stride = clamp_t(u32, order_base_2(sq_wqe),
 				   DRAY_KSQ_LOG_STRIDE_MIN,
 				   DRAY_KSQ_LOG_STRIDE_MAX);
 	p->rq_log_depth = order_base_2(max(cap->max_recv_wr, 1U));
-	p->rq_log_stride = clamp_t(u32,
-				   order_base_2(DRAY_RQ_WQE_HDR_SIZE +
-						max(cap->max_recv_sge, 1U) *
-						DRAY_SGE_SIZE),
+	p->rq_log_stride = clamp_t(u32, order_base_2(rq_wqe),
 				   DRAY_KRQ_LOG_STRIDE_MIN,
 				   DRAY_KRQ_LOG_STRIDE_MAX);
 
@@ -212,32 +210,40 @@ void dray_kqp_free(struct dray_dev *dev, struct dray_qp *qp)
 	qp->kqp = NULL;
 }
 
+/* The kernel CQs of a QP, in address order (lock order). */
+static void kqp_cqs(struct dray_qp *qp, struct dray_kcq **a,
+		    struct dray_kcq **b)
+{
+	*a = to_dcq(qp->ibqp.send_cq)->kcq;
+	*b = to_dcq(qp->ibqp.recv_cq)->kcq;
+	if (*a > *b)
+		swap(*a, *b);
+}
+
 /*
- * Take the locks of the QP's CQs: one if both are the same CQ, else in
- * address order (another QP may have them the other way round).
+ * Take the locks of two CQs (one if both are the same CQ); @a first, as
+ * kqp_cqs() orders them (another QP may have them the other way round).
  * Context: process; not from a comp_handler of one of these CQs.
  */
-static void kqp_lock_cqs(struct dray_qp *qp, unsigned long *flags)
+static void kqp_lock_cqs(struct dray_kcq *a, struct dray_kcq *b,
+			 unsigned long *flags)
+	__acquires(&a->lock) __acquires(&b->lock)
 {
-	struct dray_kcq *a = to_dcq(qp->ibqp.send_cq)->kcq;
-	struct dray_kcq *b = to_dcq(qp->ibqp.recv_cq)->kcq;
-
-	if (a > b)
-		swap(a, b);
 	spin_lock_irqsave(&a->lock, *flags);
 	if (b != a)
 		spin_lock_nested(&b->lock, SINGLE_DEPTH_NESTING);
+	else
+		__acquire(&b->lock);
 }
 
-static void kqp_unlock_cqs(struct dray_qp *qp, unsigned long flags)
+static void kqp_unlock_cqs(struct dray_kcq *a, struct dray_kcq *b,
+			   unsigned long flags)
+	__releases(&a->lock) __releases(&b->lock)
 {
-	struct dray_kcq *a = to_dcq(qp->ibqp.send_cq)->kcq;
-	struct dray_kcq *b = to_dcq(qp->ibqp.recv_cq)->kcq;
-
-	if (a > b)
-		swap(a, b);
 	if (b != a)
 		spin_unlock(&b->lock);
+	else
+		__release(&b->lock);
 	spin_unlock_irqrestore(&a->lock, flags);
 }
 
@@ -259,11 +265,13 @@ static void kqp_clean_cqs_locked(struct dray_qp *qp)
  */
 void dray_kqp_clean_cqs(struct dray_qp *qp)
 {
+	struct dray_kcq *a, *b;
 	unsigned long flags;
 
-	kqp_lock_cqs(qp, &flags);
+	kqp_cqs(qp, &a, &b);
+	kqp_lock_cqs(a, b, &flags);
 	kqp_clean_cqs_locked(qp);
-	kqp_unlock_cqs(qp, flags);
+	kqp_unlock_cqs(a, b, flags);
 }
 
 static void kwq_reset(struct dray_kwq *wq)
@@ -284,15 +292,17 @@ static void kwq_reset(struct dray_kwq *wq)
  */
 void dray_kqp_reset(struct dray_qp *qp)
 {
+	struct dray_kcq *a, *b;
 	unsigned long flags;
 
 	lockdep_assert_held(&qp->lock);
 
-	kqp_lock_cqs(qp, &flags);
+	kqp_cqs(qp, &a, &b);
+	kqp_lock_cqs(a, b, &flags);
 	kqp_clean_cqs_locked(qp);
 	kwq_reset(&qp->kqp->sq);
 	kwq_reset(&qp->kqp->rq);
-	kqp_unlock_cqs(qp, flags);
+	kqp_unlock_cqs(a, b, flags);
 }
 
 /* ---- posting ------------------------------------------------------------ */

@@ -41,6 +41,7 @@ static void dray_kick_work(struct work_struct *work)
  */
 void dray_kick_if_idle(struct dray_dev *dev)
 {
+	/* Producer index store before the NEED_WAKEUP load (see above). */
 	mb();
 	if (!(le32_to_cpu(READ_ONCE(dev->kuar->dev.flags)) &
 	      DRAY_UAR_F_NEED_WAKEUP))
