@@ -668,6 +668,52 @@ static bool kt_test_events(struct kt_side *a, struct kt_side *b)
 	       kt_wait_event(&b->rev, "solicited") && kt_recv_done(b, 34);
 }
 
+/*
+ * Post and poll with interrupts off and with bottom halves off, as a
+ * softirq or an interrupt handler would; after an idle pause, so that
+ * the engine is likely asleep and the post must wake it.
+ */
+static bool kt_test_atomic_context(struct kt_side *a, struct kt_side *b)
+{
+	unsigned long flags;
+	struct ib_wc wc;
+	int ret;
+
+	msleep(100);
+	local_irq_save(flags);
+	ret = kt_post_recv(b, 71, 0, 64);
+	if (!ret)
+		ret = kt_send_small(a, 72, false);
+	local_irq_restore(flags);
+	if (ret) {
+		kt_diag("post with interrupts off: %d", ret);
+		return false;
+	}
+	if (!kt_send_done(a, IB_WC_SEND, 72, "irqs-off send") ||
+	    !kt_recv_done(b, 71))
+		return false;
+
+	msleep(100);
+	local_bh_disable();
+	ret = kt_post_recv(b, 73, 0, 64);
+	if (!ret)
+		ret = kt_send_small(a, 74, false);
+	local_bh_enable();
+	if (ret) {
+		kt_diag("post with bottom halves off: %d", ret);
+		return false;
+	}
+	/* Poll with bottom halves off too, until the send completes. */
+	if (!kt_recv_done(b, 73))
+		return false;
+	local_bh_disable();
+	ret = ib_poll_cq(a->scq, 1, &wc);
+	local_bh_enable();
+	if (ret == 1)
+		return kt_wc_is(&wc, IB_WC_SUCCESS, IB_WC_SEND, 74, "bh send");
+	return kt_send_done(a, IB_WC_SEND, 74, "bh send");
+}
+
 /* Posting errors: -EINVAL/-ENOMEM with bad_wr at the failing WR. */
 static bool kt_test_post_errors(struct kt_side *a)
 {
@@ -888,6 +934,8 @@ static void kt_run(void)
 		tap(kt_test_atomic(&b, &a, true), "ATOMIC_CMP_AND_SWP");
 		tap(kt_test_events(&a, &b),
 		    "ib_req_notify_cq: comp_handler, solicited only, missed events");
+		tap(kt_test_atomic_context(&a, &b),
+		    "post and poll with interrupts off and in softirq context");
 		tap(kt_test_post_errors(&a),
 		    "post in RESET -EINVAL, too many SGEs -EINVAL, full queue -ENOMEM, bad_wr");
 		tap(kt_test_send_errors(&a),
