@@ -99,6 +99,7 @@ struct ud_end {
 
 FIXTURE(ud) {
 	struct ud_end a, b;
+	struct ibv_qp *qp;	/* a test's own QP, destroyed in teardown */
 };
 
 FIXTURE_VARIANT(ud) {
@@ -273,6 +274,8 @@ FIXTURE_SETUP(ud)
 FIXTURE_TEARDOWN(ud)
 {
 	_metadata->trigger = 0;
+	if (self->qp)
+		EXPECT_EQ(0, ibv_destroy_qp(self->qp));
 	end_teardown(_metadata, &self->b);
 	end_teardown(_metadata, &self->a);
 }
@@ -781,7 +784,7 @@ TEST_F(ud, receive_in_rtr)
 	struct ibv_qp *qp;
 	struct ibv_wc wc;
 
-	qp = ud_qp(self->b.pd, self->b.scq, self->b.rcq);
+	self->qp = qp = ud_qp(self->b.pd, self->b.scq, self->b.rcq);
 	ASSERT_NE(NULL, qp);
 	ASSERT_EQ(0, ud_to_init(qp, QKEY));
 	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
@@ -799,6 +802,7 @@ TEST_F(ud, receive_in_rtr)
 	wc = wait_wc(_metadata, self->a.scq);
 	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	self->qp = NULL;
 }
 
 /* Error completions (IBTA 10.3.1: a UD send error puts the QP in SQE) */
@@ -980,12 +984,13 @@ TEST_F(ud, post_send_in_rtr)
 	};
 	struct ud_end a2 = self->a;
 
-	a2.qp = ud_qp(self->a.pd, self->a.scq, self->a.rcq);
+	self->qp = a2.qp = ud_qp(self->a.pd, self->a.scq, self->a.rcq);
 	ASSERT_NE(NULL, a2.qp);
 	ASSERT_EQ(0, ud_to_init(a2.qp, QKEY));
 	ASSERT_EQ(0, ibv_modify_qp(a2.qp, &a, IBV_QP_STATE));
 	post_send_refused(_metadata, &a2, &wr, EINVAL);
 	EXPECT_EQ(0, ibv_destroy_qp(a2.qp));
+	self->qp = NULL;
 }
 
 /* The IBTA attribute rules of the UD state machine. */
@@ -1003,7 +1008,7 @@ TEST_F(ud, modify_qp_attribute_rules)
 	int base = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 	struct ibv_qp *qp;
 
-	qp = ud_qp(self->a.pd, self->a.scq, self->a.rcq);
+	self->qp = qp = ud_qp(self->a.pd, self->a.scq, self->a.rcq);
 	ASSERT_NE(NULL, qp);
 	/* RESET -> INIT needs pkey_index, port and qkey, nothing else. */
 	ASSERT_ERRNO(EINVAL, ibv_modify_qp(qp, &a, base));
@@ -1035,6 +1040,7 @@ TEST_F(ud, modify_qp_attribute_rules)
 	ASSERT_EQ(0, qp_to_state(qp, IBV_QPS_RESET));
 	EXPECT_QP_STATE(IBV_QPS_RESET, qp);
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	self->qp = NULL;
 }
 
 /*
@@ -1092,7 +1098,7 @@ TEST_F(ud, extended_send_api)
 	struct ibv_wc wc;
 	int i;
 
-	qp = ibv_create_qp_ex(self->a.ctx, &ia);
+	self->qp = qp = ibv_create_qp_ex(self->a.ctx, &ia);
 	ASSERT_NE(NULL, qp) TH_LOG("ibv_create_qp_ex: %s", strerror(errno));
 	ASSERT_EQ(0, ud_to_rts(qp, QKEY));
 	qpx = ibv_qp_to_qp_ex(qp);
@@ -1132,6 +1138,7 @@ TEST_F(ud, extended_send_api)
 					    GRH_LEN, 151, 0, 128));
 	}
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	self->qp = NULL;
 
 	/* A UD QP has no RDMA operations. */
 	ia.send_ops_flags |= IBV_QP_EX_WITH_RDMA_WRITE;
