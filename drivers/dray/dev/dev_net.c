@@ -528,8 +528,9 @@ static bool xp_rx_icrc_ok(struct sk_buff *skb, const u8 *hdrs,
  * @skb: the frame, data at the IP header; consumed
  *
  * Validates the frame completely, then gives it to the responder (a
- * request) or the completer (a response) of its QP. Bad frames are
- * dropped and counted: per QP when the QP is known, else per module.
+ * request) or the completer (a response) of its QP, or a UD SEND to
+ * dray_ud_rx(). Bad frames are dropped and counted: per QP when the QP
+ * is known, else per module.
  *
  * Context: engine thread, engine.lock held.
  */
