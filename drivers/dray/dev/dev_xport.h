@@ -183,6 +183,7 @@ struct dray_xp_stats {
 	u64	rx_icrc_errors;
 	u64	rx_drops;	/* wrong state, source, P_Key, malformed */
 	u64	retransmits;	/* local ACK timeouts */
+	u64	late_timers;	/* timeouts that fired a timeout late */
 	u64	seq_naks_rx;
 	u64	rnr_naks_rx;
 	u64	seq_naks_tx;
