@@ -90,5 +90,25 @@ port=$((port + 1))
 pair dray1 dray0 10.0.0.2 $port ib_write_bw -x $gid -n 5 -a
 result ib_write_bw_all_sizes $?
 
+# UD: ibv_ud_pingpong (-c: the server checks every byte it receives),
+# between the devices and within dray0, with and without completion events,
+# up to the active MTU (1024 on a 1500-byte veth), and over the IPv6
+# link-local GID 0.
+port=18700
+for args in "-s 1" "-s 512" "-s 1024" "-s 1024 -e" "-s 64 -e"; do
+	port=$((port + 1))
+	pair dray1 dray0 10.0.0.2 $port ibv_ud_pingpong -g $gid -n 20 -c $args
+	result "ud_pingpong_two_devices ${args}" $?
+done
+port=$((port + 1))
+pair dray0 dray0 10.0.0.1 $port ibv_ud_pingpong -g $gid -n 20 -c -s 1024
+result ud_pingpong_same_device $?
+port=$((port + 1))
+pair dray0 dray0 10.0.0.1 $port ibv_ud_pingpong -g $gid -n 20 -c -s 256 -e
+result ud_pingpong_same_device_events $?
+port=$((port + 1))
+pair dray1 dray0 10.0.0.2 $port ibv_ud_pingpong -g 0 -n 20 -c -s 1024
+result ud_pingpong_ipv6_link_local $?
+
 echo "smoke: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

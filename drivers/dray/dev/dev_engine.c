@@ -183,7 +183,8 @@ static bool qp_doorbell_moved(struct dray_hw_qp *qp)
 
 	if (qp->db_broken)
 		return false;
-	if (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_ERR)
+	if (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQE ||
+	    qp->state == DRAY_QPS_ERR)
 		sq = le32_to_cpu(READ_ONCE(qp->sq.db->producer)) !=
 		     qp->sq.posted;
 	if (qp->state == DRAY_QPS_ERR)

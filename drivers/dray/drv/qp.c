@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray driver: queue pairs. Reliable connected only, for now.
+ * dray driver: queue pairs, reliable connected (RC) and unreliable
+ * datagram (UD). UD send WQEs name an address handle by its device
+ * number (ah.c, returned to the provider by create_ah).
  *
  * A user QP's SQ and RQ rings live in user memory allocated by the
  * provider (a kernel QP's in kernel memory, see kqp.c): each
@@ -189,8 +191,8 @@ int dray_qp_check_init_attr(struct dray_dev *dev,
 	const struct ib_qp_cap *cap = &ia->cap;
 	const struct dray_caps *c = &dev->caps;
 
-	if (ia->qp_type != IB_QPT_RC) {
-		ddev_dbg_rl(dev, "create_qp: type %u not supported (RC only)\n",
+	if (ia->qp_type != IB_QPT_RC && ia->qp_type != IB_QPT_UD) {
+		ddev_dbg_rl(dev, "create_qp: type %u not supported (RC and UD only)\n",
 			    ia->qp_type);
 		return -EOPNOTSUPP;
 	}
@@ -200,7 +202,7 @@ int dray_qp_check_init_attr(struct dray_dev *dev,
 		return -EOPNOTSUPP;
 	}
 	if (!ia->send_cq || !ia->recv_cq) {
-		ddev_dbg_rl(dev, "create_qp: an RC QP needs a send and a receive CQ\n");
+		ddev_dbg_rl(dev, "create_qp: a QP needs a send and a receive CQ\n");
 		return -EINVAL;
 	}
 	if (cap->max_send_wr > c->max_qp_wr || cap->max_recv_wr > c->max_qp_wr) {
@@ -324,7 +326,7 @@ static int dray_qp_setup(struct dray_dev *dev, struct dray_qp *qp,
 			 const struct dray_create_qp_cmd *cmd, u32 uar_index)
 {
 	struct dray_qp_params p = {
-		.type = DRAY_QPT_RC,
+		.type = ia->qp_type == IB_QPT_UD ? DRAY_QPT_UD : DRAY_QPT_RC,
 		.sq_log_depth = cmd->sq_log_depth,
 		.sq_log_stride = cmd->sq_log_stride,
 		.rq_log_depth = cmd->rq_log_depth,
@@ -738,8 +740,12 @@ static void dray_qp_ah_attr_from_hw(struct rdma_ah_attr *ah,
 	memcpy(ah->roce.dmac, path->dmac, ETH_ALEN);
 }
 
-static bool dray_qp_has_path(const struct dray_qp_attr_params *p)
+/* Only a connected QP has a path; a UD QP's are in its AHs. */
+static bool dray_qp_has_path(const struct dray_qp *qp,
+			     const struct dray_qp_attr_params *p)
 {
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return false;
 	return (p->mask & DRAY_QP_ATTR_AV) ||
 	       (p->state >= IB_QPS_RTR && p->state <= IB_QPS_SQE);
 }
@@ -769,7 +775,7 @@ static int dray_qp_attr_from_hw(struct dray_qp *qp,
 	if (p->access & DRAY_ACCESS_REMOTE_ATOMIC)
 		attr->qp_access_flags |= IB_ACCESS_REMOTE_ATOMIC;
 	attr->cap = qp->cap;
-	if (dray_qp_has_path(p))
+	if (dray_qp_has_path(qp, p))
 		dray_qp_ah_attr_from_hw(&attr->ah_attr, &p->path);
 	attr->pkey_index = 0;
 	attr->en_sqd_async_notify = READ_ONCE(qp->sqd_notify);

@@ -360,7 +360,10 @@ static int dray_check_qp_init_attr(struct dray_context *ctx,
 {
 	const struct ibv_qp_cap *cap = &attr->cap;
 
-	if (attr->qp_type != IBV_QPT_RC) {
+	uint64_t send_ops = attr->qp_type == IBV_QPT_UD ?
+			    DRAY_UD_SEND_OPS_FLAGS : DRAY_SEND_OPS_FLAGS;
+
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
 		verbs_err(&ctx->ibv_ctx, "unsupported QP type %d\n",
 			  attr->qp_type);
 		return EOPNOTSUPP;
@@ -376,11 +379,11 @@ static int dray_check_qp_init_attr(struct dray_context *ctx,
 		return EINVAL;
 	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    !check_comp_mask(attr->send_ops_flags, DRAY_SEND_OPS_FLAGS)) {
+	    !check_comp_mask(attr->send_ops_flags, send_ops)) {
 		verbs_err(&ctx->ibv_ctx,
 			  "unsupported send_ops_flags %#llx (supported %#llx)\n",
 			  (unsigned long long)attr->send_ops_flags,
-			  (unsigned long long)DRAY_SEND_OPS_FLAGS);
+			  (unsigned long long)send_ops);
 		return EOPNOTSUPP;
 	}
 	if (attr->srq) {
