@@ -142,6 +142,12 @@ int dray_kqp_create(struct dray_dev *dev, struct dray_qp *qp,
 	struct dray_kqp *kqp;
 	int ret;
 
+	/* Kernel UD and GSI QPs need UD posting (AHs): not yet. */
+	if (ia->qp_type != IB_QPT_RC) {
+		ddev_dbg_rl(dev, "create_qp: kernel QP type %u not supported (RC only)\n",
+			    ia->qp_type);
+		return -EOPNOTSUPP;
+	}
 	ret = dray_qp_check_init_attr(dev, ia);
 	if (ret)
 		return ret;
