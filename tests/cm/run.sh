@@ -28,9 +28,20 @@ port=7470
 # server time to bind and listen; the client retries its connection.
 SERVER_WAIT=${SERVER_WAIT:-3}
 
-# cm_pair NAME TIMEOUT "SERVER CMD" "CLIENT CMD": both must exit 0.
+# cm_report NAME: a failed pair, with the ends of both logs.
+cm_report() {
+	tap_fail "cm.$1" "$(tail -1 "$out.cli")"
+	echo "#   client:"
+	tail -12 "$out.cli" | sed 's/^/#   /'
+	echo "#   server:"
+	tail -6 "$out.srv" | sed 's/^/#   /'
+	dmesg | grep -iE 'dray|rdma_cm|ib_cm|mad' | tail -6 | sed 's/^/#   /'
+}
+
+# cm_pair NAME TIMEOUT "SERVER CMD" "CLIENT CMD" [quiet]: both must exit
+# 0; with quiet, a failure is left to the caller to report.
 cm_pair() {
-	local name=$1 t=$2 srv=$3 cli=$4 spid rc_s rc_c
+	local name=$1 t=$2 srv=$3 cli=$4 quiet=${5:-} spid rc_s rc_c
 	# shellcheck disable=SC2086
 	timeout "$t" $srv >"$out.srv" 2>&1 &
 	spid=$!
@@ -48,12 +59,8 @@ cm_pair() {
 		tap_ok "cm.$name"
 		return 0
 	fi
-	tap_fail "cm.$name" "client exit $rc_c, server exit $rc_s"
-	echo "#   client:"
-	tail -12 "$out.cli" | sed 's/^/#   /'
-	echo "#   server:"
-	tail -6 "$out.srv" | sed 's/^/#   /'
-	dmesg | grep -iE 'dray|rdma_cm|ib_cm|mad' | tail -6 | sed 's/^/#   /'
+	echo "# client exit $rc_c, server exit $rc_s" >>"$out.cli"
+	[[ -n $quiet ]] || cm_report "$name"
 	return 1
 }
 
@@ -96,15 +103,26 @@ cm_pair udaddy 120 "udaddy -b 10.0.0.2 -C 20" \
 cm_pair udaddy_c4 120 "udaddy -b 10.0.0.2 -c 4 -C 10 -S 512" \
 	"udaddy -s 10.0.0.2 -b 10.0.0.1 -c 4 -C 10 -S 512"
 
+# perftest NAME PROG ARGS: server on dray1, client on dray0. perftest
+# gives up after a complete run when it cannot calibrate its clock under
+# TCG ("Can't produce a report"): only such a pair runs again (3 in all).
+perftest() {
+	local name=$1 prog=$2 attempt
+	shift 2
+	for attempt in 1 2 3; do
+		port=$((port + 1))
+		cm_pair "$name" 180 "$prog -R -d dray1 -p $port $*" \
+			"$prog -R -d dray0 -p $port $* 10.0.0.2" quiet && break
+		grep -q "Can't produce a report" "$out.cli" "$out.srv" &&
+			[[ $attempt -lt 3 ]] || { cm_report "$name"; break; }
+		echo "# $name: perftest could not calibrate its clock, again"
+	done
+}
+
 for t in write send read; do
-	port=$((port + 1))
-	cm_pair "ib_${t}_bw_R" 180 \
-		"ib_${t}_bw -R -d dray1 -p $port -n 200 -s 65536" \
-		"ib_${t}_bw -R -d dray0 -p $port -n 200 -s 65536 10.0.0.2"
+	perftest "ib_${t}_bw_R" "ib_${t}_bw" -n 200 -s 65536
 done
-port=$((port + 1))
-cm_pair ib_send_lat_R 180 "ib_send_lat -R -d dray1 -p $port -n 200" \
-	"ib_send_lat -R -d dray0 -p $port -n 200 10.0.0.2"
+perftest ib_send_lat_R ib_send_lat -n 200
 
 echo "cm: $TAP_PASS passed, $TAP_FAIL failed"
 [[ $TAP_FAIL -eq 0 ]]
