@@ -22,10 +22,12 @@
 #              calls, counted for -n 100 and -n 1000; the difference per
 #              WR leaves out the set-up calls (contexts, MRs, QPs, the
 #              TCP exchange), the whole -n 1000 run per WR keeps them
-#   frames     the same runs: frames each veth sent (requests on veth0,
-#              ACKs on veth1), the engine threads' voluntary context
-#              switches (sleeps), CPU time and time spent runnable but
-#              waiting for a CPU, per WR
+#   per run    frames each end of the pair sent per iteration (veth0:
+#              the client's requests, veth1: the server's ACKs and
+#              responses) and the share of guest CPU time left idle;
+#              in the DRAY_STATS run also the engine threads' voluntary
+#              context switches (sleeps), CPU time and time spent
+#              runnable but waiting for a CPU
 #
 # A failed or insane run (perftest's cycle calibration sometimes fails
 # under TCG: every figure is then inf or 0) is tried again, twice at most
@@ -58,16 +60,16 @@ trap 'rm -rf "$TMP"' EXIT
 
 # The measurements: name, program, size, iterations, figure kind, unit
 MEAS=(
-	"write_bw_64k ib_write_bw 65536 400 bw MB/s"
-	"send_bw_64k ib_send_bw 65536 400 bw MB/s"
-	"read_bw_64k ib_read_bw 65536 400 bw MB/s"
-	"write_bw_1m ib_write_bw 1048576 40 bw MB/s"
-	"send_bw_1m ib_send_bw 1048576 40 bw MB/s"
-	"read_bw_1m ib_read_bw 1048576 40 bw MB/s"
-	"write_rate_8 ib_write_bw 8 10000 rate Mpps"
-	"write_lat_2 ib_write_lat 2 1000 lat us"
-	"send_lat_2 ib_send_lat 2 1000 lat us"
-	"read_lat_2 ib_read_lat 2 1000 lat us"
+	"write_bw_64k ib_write_bw 65536 300 bw MB/s"
+	"send_bw_64k ib_send_bw 65536 300 bw MB/s"
+	"read_bw_64k ib_read_bw 65536 300 bw MB/s"
+	"write_bw_1m ib_write_bw 1048576 30 bw MB/s"
+	"send_bw_1m ib_send_bw 1048576 30 bw MB/s"
+	"read_bw_1m ib_read_bw 1048576 30 bw MB/s"
+	"write_rate_8 ib_write_bw 8 5000 rate Mpps"
+	"write_lat_2 ib_write_lat 2 500 lat us"
+	"send_lat_2 ib_send_lat 2 500 lat us"
+	"read_lat_2 ib_read_lat 2 500 lat us"
 )
 # syscall runs: ib_write_bw of this size, a short and a long run
 SC_SIZE=65536 SC_N0=100 SC_N1=1000
@@ -120,35 +122,76 @@ perftest_pair() {
 		"$* $prog -d $a -x $(gid_v4 "$a") $opts $ADDR_B"
 }
 
-# one KIND MEAS-LINE: one run; prints the figure, or nothing when the run
-# failed or perftest's figures are not sane
+# one KIND MEAS-LINE: one run; prints the figure and, for dray, the
+# provider's wake-up calls per posted WR (DRAY_STATS=1), or nothing when
+# the run failed or perftest's figures are not sane
 one() {
-	local kind=$1 name prog size iters fig unit col
+	local kind=$1 name prog size iters fig unit col pre=() a k=-
 	read -r name prog size iters fig unit <<<"$2"
-	if ! perftest_pair "$TMP/run" 120 "$kind" "$prog" "$size" "$iters"; then
+	[[ $kind == dray ]] && pre=(env DRAY_STATS=1)
+	if ! perftest_pair "$TMP/run" 120 "$kind" "$prog" "$size" "$iters" "${pre[@]}"; then
 		sed 's/^/# /' "$TMP/run.cli" | tail -n 5 >&2
 		return 1
+	fi
+	if [[ $kind == dray ]]; then
+		read -r a _ <<<"$(rdma_devs "$kind")"
+		# perftest's stdout and the provider's stderr may share a line
+		k=$(grep -ho "dray stats: device $a .*" "$TMP/run.cli" |
+			sed -n 's/.*wakeups_per_wr \([0-9.e+-]*\).*/\1/p' | tail -n 1)
+		sed -i 's/dray stats: .*//' "$TMP/run.cli"
 	fi
 	col=bw
 	[[ $fig != bw ]] && col=lat	# MsgRate and t_typical: column 5
 	perf_sane "$TMP/run.cli" "$col" >&2 || return 1
-	perf_figures "$TMP/run.cli" "$col" | tail -n 1
+	echo "$(perf_figures "$TMP/run.cli" "$col" | tail -n 1) ${k:--}"
+}
+
+# snap: "veth0_tx veth1_tx cpu_idle cpu_total" of the moment (frames sent
+# by each end of the pair; guest CPU time in USER_HZ ticks, /proc/stat)
+snap() {
+	local a b line t=0 i f
+	read -r a </sys/class/net/veth0/statistics/tx_packets
+	read -r b </sys/class/net/veth1/statistics/tx_packets
+	read -r line </proc/stat
+	read -ra f <<<"${line#cpu}"
+	# user nice system idle iowait irq softirq steal
+	for ((i = 0; i < 8 && i < ${#f[@]}; i++)); do
+		t=$((t + f[i]))
+	done
+	echo "$a $b $((f[3] + f[4])) $t"
+}
+
+# per_run BEFORE AFTER ITERS: frames each end sent per iteration, and the
+# share of guest CPU time that was idle during the run
+per_run() {
+	local a0 b0 i0 t0 a1 b1 i1 t1
+	read -r a0 b0 i0 t0 <<<"$1"
+	read -r a1 b1 i1 t1 <<<"$2"
+	awk -v a=$((a1 - a0)) -v b=$((b1 - b0)) -v i=$((i1 - i0)) -v t=$((t1 - t0)) \
+		-v n="$3" 'BEGIN {
+		printf "frames/iteration %.2f + %.2f, guest CPU idle %d%%",
+			a / n, b / n, (t > 0 ? 100 * i / t : 0) }'
 }
 
 # measure KIND REP: every measurement once (a bad run is tried again)
 measure() {
-	local kind=$1 rep=$2 m name t0 try v
+	local kind=$1 rep=$2 m name iters t0 try v k s0 s1
 	for m in "${MEAS[@]}"; do
-		read -r name _ <<<"$m"
+		read -r name _ _ iters _ <<<"$m"
 		t0=$EPOCHREALTIME v=''
 		for ((try = 0; try < 3; try++)); do
 			next_port
+			s0=$(snap)
 			v=$(one "$kind" "$m") && [[ -n $v ]] && break
 			v=''
 		done
+		s1=$(snap)
 		if [[ -n $v ]]; then
+			read -r v k <<<"$v"
 			VALS[$kind.$name]+="$v"$'\n'
-			say "rep $rep $kind $name $v ($(elapsed "$t0") s, $((try + 1)) runs)"
+			if [[ $k == - ]]; then k=''; else k=", wake-up calls/WR $k"; fi
+			say "rep $rep $kind $name $v ($(elapsed "$t0") s, $((try + 1)) runs;" \
+				"$(per_run "$s0" "$s1" "$iters")$k)"
 		else
 			say "rep $rep $kind $name failed ($(elapsed "$t0") s)"
 		fi
@@ -187,8 +230,6 @@ frames() {
 			printf ", engine sleeps %d (%.3f/WR), engine CPU %.1f ms (%.1f us/WR), engine runnable but waiting %.1f ms",
 				v, v / n, t / 1e6, t / 1e3 / n, w / 1e6
 	}')"
-	RES[$kind.req_frames]=$(awk -v n="$n" -v a=$((a1 - a0)) 'BEGIN { printf "%.2f", a / n }')
-	RES[$kind.ack_frames]=$(awk -v n="$n" -v b=$((b1 - b0)) 'BEGIN { printf "%.2f", b / n }')
 }
 
 # strace_calls KIND N: the client's ioctl + write calls in a run of N WRs
@@ -227,15 +268,6 @@ syscalls() {
 			sed 's/^/# /' "$TMP/st.cli" | tail -n 5
 		fi
 		RES[dray.stats]=${RES[dray.stats]:-fail}
-	else
-		# the same frame counts for rxe, without strace in the way
-		before=$(counters)
-		next_port
-		if perftest_pair "$TMP/st" 120 "$kind" ib_write_bw "$SC_SIZE" "$SC_N1"; then
-			after=$(counters)
-			say "$kind figure: $(perf_figures "$TMP/st.cli" bw | tail -n 1) MB/s"
-			frames "$kind" "$SC_N1" "$before" "$after"
-		fi
 	fi
 	if ! command -v strace >/dev/null; then
 		say "no strace (scripts/install-deps.sh installs it)"
@@ -317,11 +349,7 @@ printf 'bench: %-29s %10s %10s %9s  %s\n' "ioctl+write/WR (strace)" \
 	"${RES[rxe.strace]:-n/a}" "${RES[dray.strace]:-n/a}" "" "< 0.01 (set-up left out)"
 printf 'bench: %-29s %10s %10s\n' "ioctl+write/WR incl. set-up" \
 	"${RES[rxe.strace_all]:-n/a}" "${RES[dray.strace_all]:-n/a}"
-printf 'bench: %-29s %10s %10s\n' "frames veth0->veth1/WR" \
-	"${RES[rxe.req_frames]:-n/a}" "${RES[dray.req_frames]:-n/a}"
-printf 'bench: %-29s %10s %10s\n' "frames veth1->veth0/WR" \
-	"${RES[rxe.ack_frames]:-n/a}" "${RES[dray.ack_frames]:-n/a}"
 echo "bench: medians of $reps repetitions; bandwidth: BW average; rate: MsgRate; latency: t_typical"
-echo "bench: syscalls and frames: ib_write_bw -s $SC_SIZE, client on veth0; strace: (calls(-n $SC_N1) - calls(-n $SC_N0)) / $((SC_N1 - SC_N0))"
+echo "bench: system calls: ib_write_bw -s $SC_SIZE, client on veth0; strace: (calls(-n $SC_N1) - calls(-n $SC_N0)) / $((SC_N1 - SC_N0))"
 echo "bench: guest time $(elapsed "$t_all") s"
 exit $missing
