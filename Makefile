@@ -10,6 +10,7 @@
 #   make demo          the main job: build, boot, create dray0, ibv_devinfo
 #   make test          every test; ends with "N passed, N failed"
 #   make smoke         RC data-path smoke lane in the VM (not yet in `test`)
+#   make pyverbs       rdma-core's pyverbs suite against dray0 in the VM
 
 KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
 KDIR ?= /usr/src/linux-headers-$(KVER)
@@ -20,7 +21,8 @@ BUILD := $(CURDIR)/build
 KMOD := $(BUILD)/kmod
 KSRC := Kbuild drivers include
 
-.PHONY: all module kmod provider unit selftests check demo test smoke clean
+.PHONY: all module kmod provider unit selftests check demo test smoke pyverbs \
+	clean
 
 all: module provider
 
@@ -54,6 +56,9 @@ test:
 
 smoke: module provider
 	scripts/vm-run.sh --timeout 900 --module $(BUILD)/dray.ko -- tests/smoke/rc-smoke.sh
+
+pyverbs: module provider
+	scripts/vm-run.sh --timeout 3600 --module $(BUILD)/dray.ko -- tests/pyverbs/run.sh dray
 
 clean:
 	rm -rf $(KMOD) $(BUILD)/dray.ko
