@@ -15,7 +15,8 @@
 # tests/pyverbs/suite.py adds a per-test time limit and a result file;
 # tests/pyverbs/tap.py turns that into TAP lines ending with
 # "pyverbs: N passed, N failed, N skipped". Exits non-zero if anything
-# failed.
+# failed. For dray, a skip that tests/pyverbs/skips.txt (the reviewed list)
+# does not hold, or holds with another reason, gets a comment line.
 #
 # If the Python process dies inside a test (a crash, or the whole-run
 # limit), that test is reported as an error and the run resumes after it.
@@ -23,7 +24,7 @@
 # Environment:
 #   DRAY_PYVERBS_TIMEOUT  seconds per test (default 240)
 #   DRAY_PYVERBS_LOG=1    also print the suite's own verbose unittest
-#                         output (as "# | " lines) at the end
+#                         output (as "# | " lines) before the TAP lines
 #   DRAY_PYVERBS_SUITE    the suite's directory (default build/rdma-core/tests)
 # The rdma-core build's environment (scripts/rdma-env.sh) is loaded unless
 # LD_LIBRARY_PATH already names an rdma-core build.
@@ -65,6 +66,10 @@ rdma_up "$kind" || die "$DEV_A/$DEV_B"
 GID=$(gid_v4 "$DEV_A") || die "$DEV_A has no IPv4 RoCEv2 GID"
 echo "# $kind: suite $SUITE on $DEV_A (netdev veth0), GID index $GID, $PER_TEST s per test"
 
+# A few 2 MiB huge pages, so that the huge-page tests get as far as
+# asking the device (best effort; they skip without).
+sysctl -qw vm.nr_hugepages=16 2>/dev/null
+
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 RES=$WORK/results.jsonl
@@ -84,10 +89,10 @@ for attempt in 1 2 3 4 5 6 7 8; do
 done
 echo "# suite ran $((SECONDS - start)) s"
 
-"$PY" "$HERE/tap.py" "$RES"
-status=$?
 if [[ ${DRAY_PYVERBS_LOG:-0} == 1 ]]; then
 	sed 's/^/# | /' "$LOG"
 fi
 dmesg | grep -iE 'dray|rxe|rdma' | grep -iE 'error|warn|fail' | tail -20 | sed 's/^/# dmesg: /'
-exit $status
+known=()
+[[ $kind == dray && -f $HERE/skips.txt ]] && known=(--known-skips "$HERE/skips.txt")
+"$PY" "$HERE/tap.py" "$RES" "${known[@]}"

@@ -13,8 +13,11 @@ and end with "pyverbs: N passed, N failed, N skipped". Expected failures
 count as passed, unexpected successes as failed (as unittest does). Tests
 in the plan without a result (the run ended early) are failures.
 
-Usage: tap.py RESULTS [--skips FILE] [--trace-lines N]
-  --skips FILE   also write the skips, "ID<TAB>REASON" a line
+Usage: tap.py RESULTS [--skips FILE] [--known-skips FILE] [--trace-lines N]
+  --skips FILE        also write the skips, "ID<TAB>REASON" a line
+  --known-skips FILE  the reviewed skip list (tests/pyverbs/skips.txt):
+                      a comment line for every skip not in it, or whose
+                      reason differs
 Exit status: 0 if nothing failed.
 """
 
@@ -51,6 +54,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('results')
     ap.add_argument('--skips')
+    ap.add_argument('--known-skips')
     ap.add_argument('--trace-lines', type=int, default=12)
     args = ap.parse_args()
 
@@ -95,6 +99,20 @@ def main():
             lines = [ln for ln in detail.splitlines() if ln.strip()]
             for ln in lines[-args.trace_lines:]:
                 out.write(f'#   {ln}\n')
+    if args.known_skips:
+        known = {}
+        with open(args.known_skips) as f:
+            for line in f:
+                if line.startswith('#') or not line.strip():
+                    continue
+                cols = line.rstrip('\n').split('\t')
+                if len(cols) >= 3:
+                    known[cols[0]] = cols[2]
+        for tid, reason in skips:
+            if tid not in known:
+                out.write(f'# skip not in {args.known_skips}: {tid}: {reason}\n')
+            elif known[tid] != reason:
+                out.write(f'# skip reason changed: {tid}: {reason}\n')
     if not done:
         out.write('# the suite did not finish (the process died or timed out)\n')
     out.write(f'1..{n}\n')
