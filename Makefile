@@ -11,6 +11,7 @@
 #   make test          every test; ends with "N passed, N failed"
 #   make smoke         RC data-path smoke lane in the VM (not yet in `test`)
 #   make kverbs        kernel-verbs tests (tests/kverbs/dray_ktest.ko) in the VM
+#   make pyverbs       rdma-core's pyverbs suite against dray0 in the VM
 
 KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
 KDIR ?= /usr/src/linux-headers-$(KVER)
@@ -24,7 +25,7 @@ KSRC := Kbuild drivers include
 KTEST := $(BUILD)/ktest
 
 .PHONY: all module kmod ktest-mod provider unit selftests check demo test smoke \
-	kverbs clean
+	kverbs pyverbs clean
 
 all: module provider
 
@@ -68,6 +69,9 @@ smoke: module provider
 kverbs: module ktest-mod
 	scripts/vm-run.sh --timeout 600 --module $(BUILD)/dray.ko -- \
 		tests/kverbs/run.sh $(KTEST)/dray_ktest.ko
+
+pyverbs: module provider
+	scripts/vm-run.sh --timeout 3600 --module $(BUILD)/dray.ko -- tests/pyverbs/run.sh dray
 
 clean:
 	rm -rf $(KMOD) $(KTEST) $(BUILD)/dray.ko
