@@ -12,6 +12,7 @@
 #   make smoke         RC data-path smoke lane in the VM (not yet in `test`)
 #   make kverbs        kernel-verbs tests (tests/kverbs/dray_ktest.ko) in the VM
 #   make cm            RDMA CM over the GSI QP in the VM (tests/cm/run.sh)
+#   make pyverbs       rdma-core's pyverbs suite against dray0 in the VM
 
 KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
 KDIR ?= /usr/src/linux-headers-$(KVER)
@@ -25,7 +26,7 @@ KSRC := Kbuild drivers include
 KTEST := $(BUILD)/ktest
 
 .PHONY: all module kmod ktest-mod provider unit selftests check demo test smoke \
-	kverbs cm clean
+	kverbs cm pyverbs clean
 
 all: module provider
 
@@ -72,6 +73,9 @@ kverbs: module ktest-mod
 
 cm: module provider
 	scripts/vm-run.sh --timeout 900 --module $(BUILD)/dray.ko -- tests/cm/run.sh
+
+pyverbs: module provider
+	scripts/vm-run.sh --timeout 3600 --module $(BUILD)/dray.ko -- tests/pyverbs/run.sh dray
 
 clean:
 	rm -rf $(KMOD) $(KTEST) $(BUILD)/dray.ko

@@ -11,6 +11,7 @@
 #      process, netem loss)
 #   5. two VMs joined by a QEMU network, one dray device each: ib_write_bw
 #      and ib_send_lat across (tests/rdma/two-vm.sh)
+#   6. the kernel verbs through a test module in the VM (tests/kverbs/)
 #
 # The RC smoke lane (tests/smoke/rc-smoke.sh, `make smoke`) is a quick
 # subset of stage 4 for development and is not run here.
@@ -90,6 +91,10 @@ must make -s -C tests/rdma
 stage rdma scripts/vm-run.sh --timeout 2400 --module build/dray.ko -- \
 	bash -c 'eval "$(scripts/rdma-env.sh)" && tests/rdma/run.sh dray'
 stage two-vm tests/rdma/two-vm.sh --module build/dray.ko dray
+
+must make -s ktest-mod
+stage kverbs scripts/vm-run.sh --timeout 600 --module build/dray.ko -- \
+	tests/kverbs/run.sh build/ktest/dray_ktest.ko
 
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [[ $total_fail -eq 0 ]]

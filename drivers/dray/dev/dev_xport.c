@@ -183,3 +183,10 @@ bool dray_xport_want_run(struct dray_hw_qp *qp)
 	       rq->fetch - rq->head < min_t(u32, DRAY_XP_MAX_WQE, qp->sq.depth) &&
 	       dray_hw_sq_pending(qp);
 }
+
+bool dray_xport_awaiting(const struct dray_hw_qp *qp)
+{
+	return !qp->xp.err && qp->type == DRAY_QPT_RC &&
+	       (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQD) &&
+	       qp->xp.req.una != qp->xp.req.max_psn;
+}

@@ -246,5 +246,10 @@ void dray_xport_error(struct dray_hw *hw, struct dray_hw_qp *qp);
  * doorbell record (dray_hw_sq_pending()).
  */
 bool dray_xport_want_run(struct dray_hw_qp *qp);
+/*
+ * Does the requester wait for the peer: requests sent and not yet
+ * acknowledged? Then a frame (or the retransmit timer) wakes the engine.
+ */
+bool dray_xport_awaiting(const struct dray_hw_qp *qp);
 
 #endif /* DRAY_DEV_XPORT_H */

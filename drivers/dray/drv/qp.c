@@ -72,10 +72,23 @@ static_assert((int)DRAY_MTU_4096 == IB_MTU_4096);
 /* Attributes modify_qp accepts. */
 #define DRAY_QP_ATTR_SUPPORTED	DRAY_QP_ATTR_HW
 
+/*
+ * The remote FLUSH rights (IB_UVERBS_ACCESS_FLUSH_GLOBAL and
+ * IB_UVERBS_ACCESS_FLUSH_PERSISTENT, bits 8 and 9, named from Linux 6.2 on;
+ * 6.1 passes them through from user space unnamed). The device has no
+ * FLUSH operation: it reports no FLUSH capability and MRs refuse these
+ * rights. On a QP they therefore permit nothing; they are accepted and
+ * dropped (not handed to the device), as drivers without FLUSH (mlx5) do,
+ * so that a consumer that asks for every right a QP may need still gets
+ * its QP.
+ */
+#define DRAY_QP_ACCESS_FLUSH	0x300
+
 #define DRAY_QP_ACCESS_SUPPORTED (IB_ACCESS_LOCAL_WRITE | \
 				  IB_ACCESS_REMOTE_WRITE | \
 				  IB_ACCESS_REMOTE_READ | \
-				  IB_ACCESS_REMOTE_ATOMIC)
+				  IB_ACCESS_REMOTE_ATOMIC | \
+				  DRAY_QP_ACCESS_FLUSH)
 
 #define DRAY_PSN_MASK		0xffffffU
 

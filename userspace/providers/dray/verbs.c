@@ -352,8 +352,13 @@ static void dray_wq_destroy(struct dray_wq *wq)
 	free(wq->wrid);
 }
 
+/*
+ * CREATE_FLAGS is accepted with no flag set (nothing asked for): the
+ * device supports none of the ibv_qp_create_flags.
+ */
 #define DRAY_CREATE_QP_COMP_MASK \
-	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | \
+	 IBV_QP_INIT_ATTR_CREATE_FLAGS)
 
 static int dray_check_qp_init_attr(struct dray_context *ctx,
 				   const struct ibv_qp_init_attr_ex *attr)
@@ -372,6 +377,12 @@ static int dray_check_qp_init_attr(struct dray_context *ctx,
 		verbs_err(&ctx->ibv_ctx,
 			  "unsupported QP comp_mask %#x (supported %#x)\n",
 			  attr->comp_mask, DRAY_CREATE_QP_COMP_MASK);
+		return EOPNOTSUPP;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags) {
+		verbs_err(&ctx->ibv_ctx, "unsupported QP create_flags %#x\n",
+			  attr->create_flags);
 		return EOPNOTSUPP;
 	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
@@ -487,6 +498,7 @@ static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 	struct dray_ucmd_create_qp cmd = {};
 	unsigned int sq_log_depth, sq_log_stride;
 	unsigned int rq_log_depth, rq_log_stride;
+	struct ibv_qp_init_attr_ex cmd_attr;
 	struct dray_qp *qp;
 	uint32_t stride;
 	int err;
@@ -533,8 +545,12 @@ static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 	/*
 	 * The kernel sees the capabilities as asked for (and checks them
 	 * against the device); the geometry is in the driver command.
+	 * ibv_cmd_create_qp_ex() takes no CREATE_FLAGS, and none is set
+	 * (dray_check_qp_init_attr): the command gets a copy without it.
 	 */
-	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+	cmd_attr = *attr;
+	cmd_attr.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &cmd_attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err) {
 		verbs_err(&ctx->ibv_ctx,
