@@ -86,10 +86,10 @@ void dray_hw_cmd_create_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 	cq->depth = depth;
 	cq->eqn = eqn;
 
-	mutex_lock(&eng->lock);
+	mutex_lock(&eng->admin_lock);
 	if (xa_alloc_cyclic(&eng->cqs, &cqn, cq, XA_LIMIT(1, DRAY_HW_MAX_CQ),
 			    &eng->cqn_next, GFP_KERNEL) < 0) {
-		mutex_unlock(&eng->lock);
+		mutex_unlock(&eng->admin_lock);
 		status = DRAY_AQ_STS_NO_RESOURCES;
 		syndrome = DRAY_AQ_SYN_NONE;
 		goto free_cq;
@@ -98,7 +98,7 @@ void dray_hw_cmd_create_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 	/* Arm requests made before the CQ existed do not count. */
 	cq->arm_seq_seen = le32_to_cpu(READ_ONCE(cq->db->arm_seq));
 	WRITE_ONCE(cq->db->producer, 0);
-	mutex_unlock(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 
 	res->result = cqn;
 	return;
@@ -121,20 +121,20 @@ void dray_hw_cmd_destroy_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 		return;
 	}
 
-	mutex_lock(&eng->lock);
+	mutex_lock(&eng->admin_lock);
 	cq = xa_load(&eng->cqs, cqn);
 	if (!cq) {
-		mutex_unlock(&eng->lock);
+		mutex_unlock(&eng->admin_lock);
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_CQN);
 		return;
 	}
 	if (cq->users) {
-		mutex_unlock(&eng->lock);
+		mutex_unlock(&eng->admin_lock);
 		dray_aq_fail(res, DRAY_AQ_STS_BUSY, DRAY_AQ_SYN_CQN);
 		return;
 	}
 	xa_erase(&eng->cqs, cqn);
-	mutex_unlock(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 
 	dray_hw_cq_free(hw, cq);
 }
@@ -145,14 +145,14 @@ bool dray_hw_eq_in_use(struct dray_hw *hw, u32 eqn)
 	unsigned long cqn;
 	bool used = false;
 
-	mutex_lock(&hw->engine.lock);
+	mutex_lock(&hw->engine.admin_lock);
 	xa_for_each(&hw->engine.cqs, cqn, cq) {
 		if (cq->eqn == eqn) {
 			used = true;
 			break;
 		}
 	}
-	mutex_unlock(&hw->engine.lock);
+	mutex_unlock(&hw->engine.admin_lock);
 	return used;
 }
 

@@ -2,22 +2,39 @@
 /*
  * dray NIC model: the queue engine.
  *
- * One kernel thread per device does all data-path work in passes, each
- * under engine.lock: received frames go to the transport; then every QP
+ * Data-path work is done in passes, each under engine.lock (a spinlock,
+ * bottom halves off): received frames go to the transport; then every QP
  * that is not in RESET gets its doorbell records read and checked, its
  * timer run, its send queue offered to the transport, its SQD drain
  * detected, or, in ERR, its work queues flushed.
  *
- * Sleeping (the io_uring SQPOLL pattern): while passes find work the
- * engine keeps polling. After DRAY_ENGINE_SPIN_NS without work it sets
- * NEED_WAKEUP in every UAR of the device, issues a full barrier, reads
- * every doorbell record once more (software stores its producer index,
- * issues a full barrier, then reads NEED_WAKEUP: one of the two sides
- * sees the other's store), and only then sleeps until a kick
- * (DRAY_REG_ENGINE_KICK, an admin command, a received frame, the
- * transport) or the nearest QP deadline. On waking it clears NEED_WAKEUP.
- * While a requester waits for ACKs it naps for at most a tick instead,
- * without NEED_WAKEUP: the responses will wake it.
+ * Who runs a pass: whoever finds engine.lock free when there is work.
+ * The port's rx_handler (softirq) queues a received frame and, if it gets
+ * the lock, runs passes right there; a write to DRAY_REG_ENGINE_KICK runs
+ * them in the writer's context (process or softirq, interrupts on). Such
+ * inline runs stop after DRAY_ENGINE_INLINE_PASSES passes that still
+ * leave work, and when they cannot get the lock they wake the engine
+ * thread instead. So a message and its ACK normally cross no thread. A
+ * pass never recurses into another: frames it sends to a local port are
+ * only queued (the veth delivers through its own softirq, the internal
+ * loopback straight to rx_queue) and taken by the next pass.
+ *
+ * The engine thread (one per device) polls while passes find work, runs
+ * QP deadlines (retransmit and RNR timers) and takes whatever the inline
+ * runs left. After DRAY_ENGINE_SPIN_NS without work it sleeps until a
+ * kick (DRAY_REG_ENGINE_KICK that found the lock taken, an admin
+ * command, an inline run with work left, the transport) or the nearest
+ * QP deadline; an inline run that arms an earlier deadline wakes it.
+ *
+ * NEED_WAKEUP (the io_uring SQPOLL pattern): at the end of every run,
+ * thread or inline, the flag in every UAR of the device is cleared while
+ * a later pass is certain without software's help: the thread is polling,
+ * or an RC requester waits for its peer (the response frames run passes,
+ * and every pass reads every doorbell record; the retransmit deadline
+ * covers loss). Otherwise the flag is set, a full barrier issued and every
+ * doorbell record read once more before the run ends (software stores
+ * its producer index, issues a full barrier, then reads NEED_WAKEUP: one
+ * of the two sides sees the other's store).
  */
 
 #include <linux/kthread.h>
@@ -26,12 +43,18 @@
 
 #include "dev.h"
 
-/* Idle polling before sleeping: short, as the host may be QEMU TCG. */
-#define DRAY_ENGINE_SPIN_NS	(30 * NSEC_PER_USEC)
+/*
+ * Idle polling of the thread before sleeping: brief, as inline passes do
+ * most of the work and the host may be QEMU TCG with two vCPUs shared
+ * with busy-polling applications.
+ */
+#define DRAY_ENGINE_SPIN_NS	(5 * NSEC_PER_USEC)
 /* Frames handed to the transport per pass, so admin commands get in. */
 #define DRAY_ENGINE_RX_BUDGET	256
 /* Frames waiting for the engine before the port drops them. */
 #define DRAY_ENGINE_RX_MAX	4096
+/* Passes an inline run makes before it leaves the rest to the thread. */
+#define DRAY_ENGINE_INLINE_PASSES	4
 
 void dray_hw_engine_kick(struct dray_hw *hw)
 {
@@ -47,61 +70,6 @@ void dray_hw_engine_kick(struct dray_hw *hw)
 		wake_up(&eng->wait);
 }
 
-void dray_hw_engine_rx(struct dray_hw *hw, struct sk_buff *skb)
-{
-	struct dray_hw_engine *eng = &hw->engine;
-
-	if (skb_queue_len_lockless(&eng->rx_queue) >= DRAY_ENGINE_RX_MAX) {
-		atomic64_inc(&eng->rx_dropped);
-		kfree_skb(skb);
-		return;
-	}
-	skb_queue_tail(&eng->rx_queue, skb);
-	dray_hw_engine_kick(hw);
-}
-
-void dray_hw_engine_uar_kick(struct dray_hw *hw, u32 uar_index)
-{
-	struct dray_uar *page = NULL;
-
-	if (uar_index >= DRAY_HW_MAX_UAR)
-		return;
-	spin_lock_bh(&hw->obj_lock);
-	page = hw->uars[uar_index].page;
-	if (page) {
-		u32 n = le32_to_cpu(READ_ONCE(page->dev.wakeups));
-		unsigned int i;
-
-		WRITE_ONCE(page->dev.wakeups, cpu_to_le32(n + 1));
-		hw->engine.kicks++;
-		/*
-		 * The engine runs a whole pass after this kick and reads every
-		 * doorbell record then: posts made until it is scheduled need
-		 * no wake-up call of their own.
-		 */
-		hw->engine.need_wakeup = false;
-		for (i = 0; i < DRAY_HW_MAX_UAR; i++)
-			if (hw->uars[i].page)
-				WRITE_ONCE(hw->uars[i].page->dev.flags, 0);
-	}
-	spin_unlock_bh(&hw->obj_lock);
-	if (page)
-		dray_hw_engine_kick(hw);
-}
-
-void dray_hw_engine_uar_init(struct dray_hw *hw, struct dray_uar *page)
-{
-	lockdep_assert_held(&hw->obj_lock);
-	WRITE_ONCE(page->dev.flags,
-		   cpu_to_le32(hw->engine.need_wakeup ?
-			       DRAY_UAR_F_NEED_WAKEUP : 0));
-}
-
-void dray_hw_qp_set_deadline(struct dray_hw_qp *qp, unsigned long when)
-{
-	qp->deadline = when;
-}
-
 /* Set or clear NEED_WAKEUP in every UAR of the device. */
 static void engine_set_need_wakeup(struct dray_hw *hw, bool on)
 {
@@ -109,7 +77,7 @@ static void engine_set_need_wakeup(struct dray_hw *hw, bool on)
 	unsigned int i;
 
 	spin_lock_bh(&hw->obj_lock);
-	hw->engine.need_wakeup = on;
+	WRITE_ONCE(hw->engine.need_wakeup, on);
 	for (i = 0; i < DRAY_HW_MAX_UAR; i++)
 		if (hw->uars[i].page)
 			WRITE_ONCE(hw->uars[i].page->dev.flags, flags);
@@ -206,8 +174,8 @@ static bool qp_doorbell_moved(struct dray_hw_qp *qp)
 }
 
 /*
- * The last look before sleeping, with NEED_WAKEUP already visible: is
- * there work, and else how long may the engine sleep?
+ * Is there work for another pass, and else how long may the engine
+ * sleep (*timeout: jiffies to the nearest QP deadline)?
  */
 static bool engine_work_waiting(struct dray_hw *hw, long *timeout)
 {
@@ -236,7 +204,7 @@ static bool engine_work_waiting(struct dray_hw *hw, long *timeout)
 
 /*
  * Does a requester wait for its peer? Then a response frame or the
- * retransmit timer wakes the engine soon anyway.
+ * retransmit timer runs a pass soon anyway.
  */
 static bool engine_expects_frames(struct dray_hw *hw)
 {
@@ -249,37 +217,161 @@ static bool engine_expects_frames(struct dray_hw *hw)
 	return false;
 }
 
+/*
+ * The end of a run: is there work for another pass? If not, set
+ * NEED_WAKEUP as the top of this file says (with the last look at the
+ * doorbell records), and return with *timeout the time to the nearest
+ * QP deadline.
+ */
+static bool engine_settle(struct dray_hw *hw, long *timeout)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+	bool flag;
+
+	lockdep_assert_held(&eng->lock);
+
+	if (engine_work_waiting(hw, timeout))
+		return true;
+	flag = !eng->polling && !engine_expects_frames(hw);
+	/*
+	 * need_wakeup is changed under obj_lock, also by a wake-up call
+	 * that found engine.lock taken; such a call also kicks the thread,
+	 * which settles again after its pass.
+	 */
+	if (flag == READ_ONCE(eng->need_wakeup))
+		return false;
+	engine_set_need_wakeup(hw, flag);
+	if (!flag)
+		return false;
+	/*
+	 * NEED_WAKEUP before the doorbell loads below; pairs with software's
+	 * full barrier between its producer store and its NEED_WAKEUP load.
+	 */
+	smp_mb();
+	return engine_work_waiting(hw, timeout);
+}
+
+/*
+ * Passes outside the engine thread, engine.lock held: until no work is
+ * left, or hand the rest to the thread. Wakes the thread too if a QP
+ * deadline is now nearer than the thread's wake-up.
+ */
+static void engine_run_inline(struct dray_hw *hw)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+	long timeout = MAX_SCHEDULE_TIMEOUT;
+	unsigned int i;
+
+	lockdep_assert_held(&eng->lock);
+
+	for (i = 0; i < DRAY_ENGINE_INLINE_PASSES; i++) {
+		engine_pass(hw);
+		if (!engine_settle(hw, &timeout))
+			break;
+	}
+	if (i == DRAY_ENGINE_INLINE_PASSES) {
+		dray_hw_engine_kick(hw);
+		return;
+	}
+	if (!eng->polling && timeout != MAX_SCHEDULE_TIMEOUT &&
+	    (eng->wake_never ||
+	     time_before(jiffies + timeout, eng->wake_at)))
+		dray_hw_engine_kick(hw);
+}
+
+/*
+ * Run passes here if engine.lock is free. Interrupts must be on for
+ * spin_unlock_bh(); callers in hard interrupt context or with interrupts
+ * off leave the work to the thread.
+ */
+static bool engine_try_inline(struct dray_hw *hw)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+
+	if (in_hardirq() || irqs_disabled())
+		return false;
+	if (!spin_trylock_bh(&eng->lock))
+		return false;
+	/* After dray_hw_engine_stop() frames just wait to be purged. */
+	if (!eng->stopped)
+		engine_run_inline(hw);
+	spin_unlock_bh(&eng->lock);
+	return true;
+}
+
+void dray_hw_engine_rx(struct dray_hw *hw, struct sk_buff *skb)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+
+	if (skb_queue_len_lockless(&eng->rx_queue) >= DRAY_ENGINE_RX_MAX) {
+		atomic64_inc(&eng->rx_dropped);
+		kfree_skb(skb);
+		return;
+	}
+	skb_queue_tail(&eng->rx_queue, skb);
+	/*
+	 * A pass that holds engine.lock here (loopback from a pass, or a
+	 * pass on another CPU past its receive step) would not see the
+	 * frame: the kick makes sure one does.
+	 */
+	if (!engine_try_inline(hw))
+		dray_hw_engine_kick(hw);
+}
+
+void dray_hw_engine_uar_kick(struct dray_hw *hw, u32 uar_index)
+{
+	struct dray_uar *page = NULL;
+
+	if (uar_index >= DRAY_HW_MAX_UAR)
+		return;
+	spin_lock_bh(&hw->obj_lock);
+	page = hw->uars[uar_index].page;
+	if (page) {
+		u32 n = le32_to_cpu(READ_ONCE(page->dev.wakeups));
+
+		WRITE_ONCE(page->dev.wakeups, cpu_to_le32(n + 1));
+		hw->engine.kicks++;
+	}
+	spin_unlock_bh(&hw->obj_lock);
+	if (!page)
+		return;
+	/* Passes here read every doorbell record and settle NEED_WAKEUP. */
+	if (engine_try_inline(hw))
+		return;
+	/*
+	 * The thread runs a whole pass after this kick and reads every
+	 * doorbell record then: posts made until it settles need no wake-up
+	 * call of their own.
+	 */
+	engine_set_need_wakeup(hw, false);
+	dray_hw_engine_kick(hw);
+}
+
+void dray_hw_engine_uar_init(struct dray_hw *hw, struct dray_uar *page)
+{
+	lockdep_assert_held(&hw->obj_lock);
+	WRITE_ONCE(page->dev.flags,
+		   cpu_to_le32(hw->engine.need_wakeup ?
+			       DRAY_UAR_F_NEED_WAKEUP : 0));
+}
+
+void dray_hw_qp_set_deadline(struct dray_hw_qp *qp, unsigned long when)
+{
+	qp->deadline = when;
+}
+
 static void engine_sleep(struct dray_hw *hw)
 {
 	struct dray_hw_engine *eng = &hw->engine;
 	long timeout = MAX_SCHEDULE_TIMEOUT;
-	bool waiting, expect;
+	bool waiting;
 
-	/*
-	 * While a requester waits for ACKs the engine naps without asking
-	 * software for wake-ups: the responses wake it, and it looks at
-	 * every doorbell record then, or after one tick at the latest. A
-	 * bandwidth run thus makes no wake-up calls while WRs are in flight.
-	 */
-	mutex_lock(&eng->lock);
-	expect = engine_expects_frames(hw);
-	mutex_unlock(&eng->lock);
-
-	if (!expect) {
-		engine_set_need_wakeup(hw, true);
-		/*
-		 * NEED_WAKEUP before the doorbell loads below; pairs with
-		 * software's full barrier between its producer store and its
-		 * NEED_WAKEUP load.
-		 */
-		smp_mb();
-	}
-
-	mutex_lock(&eng->lock);
-	waiting = engine_work_waiting(hw, &timeout);
-	mutex_unlock(&eng->lock);
-	if (expect)
-		timeout = min_t(long, timeout, 1);
+	spin_lock_bh(&eng->lock);
+	eng->polling = false;
+	waiting = engine_settle(hw, &timeout);
+	eng->wake_never = timeout == MAX_SCHEDULE_TIMEOUT;
+	eng->wake_at = jiffies + (eng->wake_never ? 0 : timeout);
+	spin_unlock_bh(&eng->lock);
 
 	if (!waiting) {
 		eng->sleeps++;
@@ -288,8 +380,6 @@ static void engine_sleep(struct dray_hw *hw)
 					kthread_should_stop(),
 					timeout);
 	}
-	if (!expect)
-		engine_set_need_wakeup(hw, false);
 }
 
 static int engine_thread(void *arg)
@@ -302,9 +392,14 @@ static int engine_thread(void *arg)
 		bool work;
 
 		atomic_set(&eng->pending, 0);
-		mutex_lock(&eng->lock);
+		spin_lock_bh(&eng->lock);
+		if (!eng->polling) {
+			eng->polling = true;
+	eng->stopped = false;
+			engine_set_need_wakeup(hw, false);
+		}
 		work = engine_pass(hw);
-		mutex_unlock(&eng->lock);
+		spin_unlock_bh(&eng->lock);
 
 		if (work || atomic_read(&eng->pending)) {
 			idle_since = 0;
@@ -315,7 +410,7 @@ static int engine_thread(void *arg)
 			idle_since = 0;
 			continue;
 		}
-		/* Between passes admin commands take engine.lock. */
+		/* Between passes others take engine.lock. */
 		cond_resched();
 	}
 	return 0;
@@ -326,7 +421,10 @@ int dray_hw_engine_start(struct dray_hw *hw)
 	struct dray_hw_engine *eng = &hw->engine;
 	struct task_struct *thread;
 
-	mutex_init(&eng->lock);
+	spin_lock_init(&eng->lock);
+	mutex_init(&eng->admin_lock);
+	eng->polling = true;
+	eng->stopped = false;
 	init_waitqueue_head(&eng->wait);
 	atomic_set(&eng->pending, 0);
 	skb_queue_head_init(&eng->rx_queue);
@@ -360,6 +458,9 @@ void dray_hw_engine_stop(struct dray_hw *hw)
 
 	kthread_stop(eng->thread);
 	eng->thread = NULL;
+	spin_lock_bh(&eng->lock);
+	eng->stopped = true;
+	spin_unlock_bh(&eng->lock);
 	/* Nothing is left after a reset; this is the last line of defence. */
 	dray_hw_objects_destroy(hw);
 	skb_queue_purge(&eng->rx_queue);

@@ -208,7 +208,7 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 	if (status)
 		goto free_mr;
 
-	/* The table walk can be long: do it before taking engine.lock. */
+	/* The table walk can be long: do it before taking admin_lock. */
 	if (mr->n_pages) {
 		mr->pages = kvcalloc(mr->n_pages, sizeof(*mr->pages),
 				     GFP_KERNEL | __GFP_NOWARN);
@@ -223,14 +223,15 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 			goto free_mr;
 	}
 
-	mutex_lock(&eng->lock);
+	mutex_lock(&eng->admin_lock);
 	pd = xa_load(&eng->pds, mr->pdn);
 	if (!pd) {
 		status = DRAY_AQ_STS_NOT_FOUND;
 		syndrome = DRAY_AQ_SYN_PDN;
 		goto unlock;
 	}
-	ret = xa_alloc_cyclic(&eng->mrs, &index, mr,
+	/* Reserve the index (passes find no MR there) ... */
+	ret = xa_alloc_cyclic(&eng->mrs, &index, NULL,
 			      XA_LIMIT(1, DRAY_HW_MAX_MR), &eng->mr_key_seq,
 			      GFP_KERNEL);
 	if (ret < 0) {
@@ -241,13 +242,17 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 	eng->mr_variant[index]++;
 	mr->key = index << DRAY_HW_MR_KEY_SHIFT | eng->mr_variant[index];
 	pd->users++;
-	mutex_unlock(&eng->lock);
+	/* ... and publish the MR there: storing in a reserved slot. */
+	spin_lock_bh(&eng->lock);
+	xa_store(&eng->mrs, index, mr, GFP_ATOMIC);
+	spin_unlock_bh(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 
 	res->result = mr->key;
 	return;
 
 unlock:
-	mutex_unlock(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 free_mr:
 	dray_hw_mr_free(hw, mr);
 	dray_aq_fail(res, status, syndrome);
@@ -267,19 +272,21 @@ void dray_hw_cmd_destroy_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 		return;
 	}
 
-	/* Taking engine.lock waits for the engine to finish its pass. */
-	mutex_lock(&eng->lock);
+	mutex_lock(&eng->admin_lock);
 	mr = xa_load(&eng->mrs, dray_hw_mr_index(key));
 	if (!mr || mr->key != key) {
-		mutex_unlock(&eng->lock);
+		mutex_unlock(&eng->admin_lock);
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_MR_KEY);
 		return;
 	}
+	/* Taking engine.lock waits for a running pass to finish. */
+	spin_lock_bh(&eng->lock);
 	xa_erase(&eng->mrs, dray_hw_mr_index(key));
+	spin_unlock_bh(&eng->lock);
 	pd = xa_load(&eng->pds, mr->pdn);
 	if (pd)
 		pd->users--;
-	mutex_unlock(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 
 	dray_hw_mr_free(hw, mr);
 }

@@ -69,7 +69,7 @@ struct sk_buff *dray_xp_skb_alloc(struct dray_hw *hw, struct dray_hw_qp *qp,
 	struct sk_buff *skb;
 
 	skb = alloc_skb(head + hlen + (zcopy ? 0 : paylen) + XP_TRAILER_MAX,
-			GFP_KERNEL | __GFP_NOWARN);
+			GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb) {
 		qp->xp.stats.tx_drops++;
 		return NULL;
@@ -565,7 +565,7 @@ static bool xp_rx_icrc_ok(struct sk_buff *skb, const u8 *hdrs,
  * dray_ud_rx(). Bad frames are dropped and counted: per QP when the QP
  * is known, else per module.
  *
- * Context: engine thread, engine.lock held.
+ * Context: an engine pass, engine.lock held.
  */
 void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb)
 {

@@ -57,16 +57,16 @@ void dray_hw_cmd_create_pd(struct dray_hw *hw, const struct dray_aq_entry *e,
 		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
 		return;
 	}
-	mutex_lock(&eng->lock);
+	mutex_lock(&eng->admin_lock);
 	if (xa_alloc_cyclic(&eng->pds, &pdn, pd, XA_LIMIT(1, DRAY_HW_MAX_PD),
 			    &eng->pdn_next, GFP_KERNEL) < 0) {
-		mutex_unlock(&eng->lock);
+		mutex_unlock(&eng->admin_lock);
 		kfree(pd);
 		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
 		return;
 	}
 	pd->pdn = pdn;
-	mutex_unlock(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 	res->result = pdn;
 }
 
@@ -82,7 +82,7 @@ void dray_hw_cmd_destroy_pd(struct dray_hw *hw, const struct dray_aq_entry *e,
 		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
 		return;
 	}
-	mutex_lock(&eng->lock);
+	mutex_lock(&eng->admin_lock);
 	pd = xa_load(&eng->pds, pdn);
 	if (!pd) {
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_PDN);
@@ -93,7 +93,7 @@ void dray_hw_cmd_destroy_pd(struct dray_hw *hw, const struct dray_aq_entry *e,
 	} else {
 		xa_erase(&eng->pds, pdn);
 	}
-	mutex_unlock(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 	kfree(pd);
 }
 
@@ -264,14 +264,15 @@ void dray_hw_cmd_create_ah(struct dray_hw *hw, const struct dray_aq_entry *e,
 	ah_udp_sport(&ah->path);
 	ah->pdn = pdn;
 
-	mutex_lock(&eng->lock);
+	mutex_lock(&eng->admin_lock);
 	pd = xa_load(&eng->pds, pdn);
 	if (!pd) {
 		status = DRAY_AQ_STS_NOT_FOUND;
 		syndrome = DRAY_AQ_SYN_PDN;
 		goto unlock;
 	}
-	if (xa_alloc_cyclic(&eng->ahs, &ahn, ah, XA_LIMIT(1, DRAY_HW_MAX_AH),
+	/* Reserve the number, then publish the AH in the reserved slot. */
+	if (xa_alloc_cyclic(&eng->ahs, &ahn, NULL, XA_LIMIT(1, DRAY_HW_MAX_AH),
 			    &eng->ahn_next, GFP_KERNEL) < 0) {
 		status = DRAY_AQ_STS_NO_RESOURCES;
 		syndrome = DRAY_AQ_SYN_NONE;
@@ -279,12 +280,15 @@ void dray_hw_cmd_create_ah(struct dray_hw *hw, const struct dray_aq_entry *e,
 	}
 	ah->ahn = ahn;
 	pd->users++;
-	mutex_unlock(&eng->lock);
+	spin_lock_bh(&eng->lock);
+	xa_store(&eng->ahs, ahn, ah, GFP_ATOMIC);
+	spin_unlock_bh(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 	res->result = ahn;
 	return;
 
 unlock:
-	mutex_unlock(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 free_ah:
 	kfree(ah);
 	dray_aq_fail(res, status, syndrome);
@@ -302,11 +306,13 @@ void dray_hw_cmd_destroy_ah(struct dray_hw *hw, const struct dray_aq_entry *e,
 		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
 		return;
 	}
-	mutex_lock(&eng->lock);
+	mutex_lock(&eng->admin_lock);
+	spin_lock_bh(&eng->lock);
 	ah = xa_erase(&eng->ahs, ahn);
+	spin_unlock_bh(&eng->lock);
 	if (ah)
 		pd_put(hw, ah->pdn);
-	mutex_unlock(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 	if (!ah) {
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_AHN);
 		return;
@@ -405,14 +411,14 @@ static void qp_free(struct dray_hw *hw, struct dray_hw_qp *qp)
 	kfree(qp);
 }
 
-/* Look up and take the PD, CQs and UAR a new QP uses. engine.lock held. */
+/* Look up and take the PD, CQs and UAR a new QP uses. admin_lock held. */
 static int qp_attach(struct dray_hw *hw, struct dray_hw_qp *qp,
 		     const struct dray_qp_create *c, u32 *syndrome)
 {
 	struct dray_hw_engine *eng = &hw->engine;
 	struct dray_hw_pd *pd;
 
-	lockdep_assert_held(&eng->lock);
+	lockdep_assert_held(&eng->admin_lock);
 
 	*syndrome = DRAY_AQ_SYN_PDN;
 	pd = xa_load(&eng->pds, qp->pdn);
@@ -484,16 +490,17 @@ void dray_hw_cmd_create_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	if (status)
 		goto free_qp;
 
-	mutex_lock(&eng->lock);
+	mutex_lock(&eng->admin_lock);
 	status = qp_attach(hw, qp, &c, &syndrome);
 	if (status)
 		goto unlock;
+	/* Reserve the QPN; the QP is published below, under engine.lock. */
 	if (c.type == DRAY_QPT_GSI) {
 		/* QP1 exists once per port. */
 		qpn = DRAY_HW_QPN_GSI;
-		ret = xa_insert(&eng->qps, qpn, qp, GFP_KERNEL);
+		ret = xa_insert(&eng->qps, qpn, NULL, GFP_KERNEL);
 	} else {
-		ret = xa_alloc_cyclic(&eng->qps, &qpn, qp,
+		ret = xa_alloc_cyclic(&eng->qps, &qpn, NULL,
 				      XA_LIMIT(DRAY_HW_QPN_FIRST,
 					       DRAY_HW_QPN_FIRST +
 					       DRAY_HW_MAX_QP - 1),
@@ -508,13 +515,16 @@ void dray_hw_cmd_create_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	qp->qpn = qpn;
 	WRITE_ONCE(qp->sq.db->consumer, 0);
 	WRITE_ONCE(qp->rq.db->consumer, 0);
+	spin_lock_bh(&eng->lock);
 	dray_xport_init(hw, qp);
-	mutex_unlock(&eng->lock);
+	xa_store(&eng->qps, qpn, qp, GFP_ATOMIC);
+	spin_unlock_bh(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 	res->result = qpn;
 	return;
 
 unlock:
-	mutex_unlock(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 free_qp:
 	qp_free(hw, qp);
 	dray_aq_fail(res, status, syndrome);
@@ -549,13 +559,15 @@ void dray_hw_cmd_destroy_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	struct dray_hw_qp *qp;
 
 	/* No mailbox: len and addr are ignored. */
-	mutex_lock(&eng->lock);
+	mutex_lock(&eng->admin_lock);
+	spin_lock_bh(&eng->lock);
 	qp = xa_erase(&eng->qps, qpn);
-	if (qp) {
+	if (qp)
 		qp_reset(hw, qp);
+	spin_unlock_bh(&eng->lock);
+	if (qp)
 		qp_detach(hw, qp);
-	}
-	mutex_unlock(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 	if (!qp) {
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_QPN);
 		return;
@@ -569,14 +581,14 @@ bool dray_hw_uar_in_use(struct dray_hw *hw, u32 uar_index)
 	unsigned long qpn;
 	bool used = false;
 
-	mutex_lock(&hw->engine.lock);
+	mutex_lock(&hw->engine.admin_lock);
 	xa_for_each(&hw->engine.qps, qpn, qp) {
 		if (qp->uar_index == uar_index) {
 			used = true;
 			break;
 		}
 	}
-	mutex_unlock(&hw->engine.lock);
+	mutex_unlock(&hw->engine.admin_lock);
 	return used;
 }
 
@@ -590,14 +602,18 @@ void dray_hw_objects_destroy(struct dray_hw *hw)
 	struct dray_hw_mr *mr;
 	struct dray_hw_pd *pd;
 
-	mutex_lock(&eng->lock);
+	mutex_lock(&eng->admin_lock);
 	xa_for_each(&eng->qps, index, qp) {
+		spin_lock_bh(&eng->lock);
 		xa_erase(&eng->qps, index);
 		qp_reset(hw, qp);
+		spin_unlock_bh(&eng->lock);
 		qp_free(hw, qp);
 	}
 	xa_for_each(&eng->ahs, index, ah) {
+		spin_lock_bh(&eng->lock);
 		xa_erase(&eng->ahs, index);
+		spin_unlock_bh(&eng->lock);
 		kfree(ah);
 	}
 	xa_for_each(&eng->cqs, index, cq) {
@@ -605,14 +621,16 @@ void dray_hw_objects_destroy(struct dray_hw *hw)
 		dray_hw_cq_free(hw, cq);
 	}
 	xa_for_each(&eng->mrs, index, mr) {
+		spin_lock_bh(&eng->lock);
 		xa_erase(&eng->mrs, index);
+		spin_unlock_bh(&eng->lock);
 		dray_hw_mr_free(hw, mr);
 	}
 	xa_for_each(&eng->pds, index, pd) {
 		xa_erase(&eng->pds, index);
 		kfree(pd);
 	}
-	mutex_unlock(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 }
 
 /* ---- the QP state machine ----------------------------------------------- */
@@ -937,7 +955,8 @@ void dray_hw_cmd_modify_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 
 	if (!mailbox_in(hw, cmd, &a, sizeof(a), res))
 		return;
-	mutex_lock(&eng->lock);
+	mutex_lock(&eng->admin_lock);
+	spin_lock_bh(&eng->lock);
 	qp = xa_load(&eng->qps, le32_to_cpu(cmd->qpn));
 	if (!qp) {
 		status = DRAY_AQ_STS_NOT_FOUND;
@@ -945,7 +964,8 @@ void dray_hw_cmd_modify_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	} else {
 		status = qp_modify(hw, qp, &a, &syndrome);
 	}
-	mutex_unlock(&eng->lock);
+	spin_unlock_bh(&eng->lock);
+	mutex_unlock(&eng->admin_lock);
 
 	if (status) {
 		dray_aq_fail(res, status, syndrome);
@@ -1012,11 +1032,11 @@ void dray_hw_cmd_query_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 		dray_aq_fail(res, DRAY_AQ_STS_DMA_ERROR, DRAY_AQ_SYN_OUT_ADDR);
 		return;
 	}
-	mutex_lock(&eng->lock);
+	spin_lock_bh(&eng->lock);
 	qp = xa_load(&eng->qps, le32_to_cpu(cmd->qpn));
 	if (qp)
 		qp_query(qp, &a);
-	mutex_unlock(&eng->lock);
+	spin_unlock_bh(&eng->lock);
 	if (!qp) {
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_QPN);
 		return;

@@ -5,11 +5,20 @@
  * dev_engine.c) and the RoCEv2 transport (dev_net.c, dev_req.c,
  * dev_resp.c, dev_comp.c, declared in dev_xport.h).
  *
- * Concurrency: one engine thread per device does all data-path work.
- * engine.lock (a mutex) is held by the engine thread while it works and
- * by admin commands that create, modify or destroy PDs, MRs, CQs, QPs and
- * AHs. Everything in these structures is protected by engine.lock unless
- * a comment says otherwise; every function here expects it held
+ * Concurrency: data-path work is done in engine passes (dev_engine.c),
+ * each under engine.lock, a spinlock taken with bottom halves off. A
+ * pass runs on the engine thread, in the softirq that received a frame,
+ * or in the context that wrote DRAY_REG_ENGINE_KICK, whichever finds the
+ * lock free: everything a pass does must not sleep (GFP_ATOMIC). Admin
+ * commands are serialized by engine.admin_lock (a mutex; allocations
+ * and mappings happen under it) and take engine.lock only around the
+ * steps that publish, change or unpublish what a pass sees: MRs, AHs and
+ * QPs in the xarrays, QP state and attributes. So once an admin command
+ * dropped engine.lock after unpublishing an object, no pass uses it.
+ * PDs and CQs are found by passes only through QPs and MRs, whose
+ * references (users) admin commands count under admin_lock.
+ * Everything in these structures is protected by engine.lock unless a
+ * comment says otherwise; every function here expects it held
  * (lockdep_assert_held) except where noted.
  *
  * Only dev.h includes this header (after the DRAY_HW_* limits it uses);
@@ -49,6 +58,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/skbuff.h>
+#include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
@@ -240,18 +250,24 @@ struct dray_hw_qp {
 };
 
 struct dray_hw_engine {
-	struct mutex		lock;		/* see the top of this file */
+	spinlock_t		lock;		/* see the top of this file */
+	struct mutex		admin_lock;	/* admin commands; ditto */
 	struct task_struct	*thread;
+	bool			polling;	/* thread awake, will pass again */
+	unsigned long		wake_at;	/* thread asleep until (jiffies) */
+	bool			wake_never;	/* thread asleep without timeout */
+	bool			stopped;	/* no more passes */
 	wait_queue_head_t	wait;
 	atomic_t		pending;	/* wake-up reasons since last pass */
 	struct sk_buff_head	rx_queue;	/* own lock; filled in softirq */
 	struct list_head	active;		/* QPs not in RESET */
 	struct xarray		pds, mrs, cqs, qps, ahs;
-	u32			mr_key_seq;	/* next MR index (cyclic) */
+	/* Entries change under both locks; PDs and CQs under admin_lock. */
+	u32			mr_key_seq;	/* next MR index; admin_lock */
 	u64			kicks;		/* wake-up calls; under obj_lock */
-	u8			*mr_variant;	/* per MR index: key low byte */
-	u32			qpn_next;	/* next QPN (cyclic) */
-	u32			pdn_next, cqn_next, ahn_next;
+	u8			*mr_variant;	/* key low byte; admin_lock */
+	u32			qpn_next;	/* next QPN; admin_lock */
+	u32			pdn_next, cqn_next, ahn_next;	/* admin_lock */
 	bool			need_wakeup;	/* UARs flagged; under obj_lock */
 	atomic64_t		rx_dropped;	/* rx_queue full (statistics) */
 	u64			sleeps;		/* engine thread only: sleeps */
@@ -451,21 +467,23 @@ bool dray_hw_sq_publish(struct dray_hw *hw, struct dray_hw_qp *qp);
 int dray_hw_engine_start(struct dray_hw *hw);
 void dray_hw_engine_stop(struct dray_hw *hw);
 /*
- * Wake the engine, or make its current pass be followed by another one
- * without sleeping: the transport calls it (on the engine thread) when it
+ * Wake the engine thread, or make its current pass be followed by another
+ * one without sleeping: the transport calls it (in a pass) when it
  * stopped with work left (a send budget, a loopback frame queued).
  * Context: any. engine.lock not required.
  */
 void dray_hw_engine_kick(struct dray_hw *hw);
 /*
  * Queue a received frame for the engine (skb->data at the IP header,
- * skb->protocol set; the skb is not shared). Consumes @skb.
- * Context: any (softirq from the port, the engine for loopback).
+ * skb->protocol set; the skb is not shared) and run passes here if
+ * engine.lock is free, else kick the thread. Consumes @skb.
+ * Context: any (softirq from the port, a pass for loopback).
  */
 void dray_hw_engine_rx(struct dray_hw *hw, struct sk_buff *skb);
 /*
  * A write to DRAY_REG_ENGINE_KICK: count a wake-up on UAR @uar_index and
- * wake the engine. Context: process or softirq.
+ * run passes here if engine.lock is free, else wake the engine thread.
+ * Context: process or softirq.
  */
 void dray_hw_engine_uar_kick(struct dray_hw *hw, u32 uar_index);
 /*

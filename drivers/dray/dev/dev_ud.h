@@ -24,8 +24,8 @@
  * for RoCEv2). Errors placing it (receive WQE too short, malformed, or
  * a refused SGE) complete the WQE in error and move the QP to ERR.
  *
- * Locking: everything runs on the engine thread with engine.lock held;
- * it protects struct dray_ud_qp.
+ * Locking: everything runs in an engine pass with engine.lock (a spinlock)
+ * held and must not sleep; the lock protects struct dray_ud_qp.
  */
 #ifndef DRAY_DEV_UD_H
 #define DRAY_DEV_UD_H

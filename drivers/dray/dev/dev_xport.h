@@ -6,7 +6,9 @@
  * (responder); pure formats and arithmetic in dev_wire.h.
  *
  * Contract with the engine (dev_engine.c, dev_qp.c):
- *  - Every function runs on the engine thread with engine.lock held.
+ *  - Every function runs in an engine pass (on the engine thread, in the
+ *    receive softirq or in a wake-up call's context) with engine.lock, a
+ *    spinlock, held: nothing may sleep (GFP_ATOMIC).
  *  - The engine calls dray_xport_send() for a QP whenever
  *    dray_xport_want_run() is true: check it after a doorbell shows new
  *    WQEs and on every pass for the active QPs (it is cheap). False means

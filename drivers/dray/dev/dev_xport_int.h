@@ -4,8 +4,9 @@
  * dev_net.c, dev_req.c, dev_comp.c, dev_resp.c) share among themselves.
  * Nothing outside the transport includes this file.
  *
- * Locking: every function here runs on the engine thread with engine.lock
- * held; it protects all of struct dray_xport_qp.
+ * Locking: every function here runs in an engine pass with engine.lock (a
+ * spinlock, bottom halves off) held, and must not sleep; the lock protects
+ * all of struct dray_xport_qp.
  */
 #ifndef DRAY_DEV_XPORT_INT_H
 #define DRAY_DEV_XPORT_INT_H
