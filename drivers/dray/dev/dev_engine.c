@@ -24,7 +24,9 @@
  * runs left. After DRAY_ENGINE_SPIN_NS without work it sleeps until a
  * kick (DRAY_REG_ENGINE_KICK that found the lock taken, an admin
  * command, an inline run with work left, the transport) or the nearest
- * QP deadline; an inline run that arms an earlier deadline wakes it.
+ * QP deadline. Deadlines that inline runs arm while the thread sleeps
+ * are kept by engine.timer (set to the nearest one an inline run saw),
+ * whose expiry runs passes in the timer softirq or wakes the thread.
  *
  * NEED_WAKEUP (the io_uring SQPOLL pattern): at the end of every run,
  * thread or inline, the flag in every UAR of the device is cleared while
@@ -273,10 +275,9 @@ static void engine_run_inline(struct dray_hw *hw)
 		dray_hw_engine_kick(hw);
 		return;
 	}
-	if (!eng->polling && timeout != MAX_SCHEDULE_TIMEOUT &&
-	    (eng->wake_never ||
-	     time_before(jiffies + timeout, eng->wake_at)))
-		dray_hw_engine_kick(hw);
+	/* No thread wake-up per request: a timer covers the deadline. */
+	if (timeout != MAX_SCHEDULE_TIMEOUT)
+		timer_reduce(&eng->timer, jiffies + timeout);
 }
 
 /*
@@ -297,6 +298,16 @@ static bool engine_try_inline(struct dray_hw *hw)
 		engine_run_inline(hw);
 	spin_unlock_bh(&eng->lock);
 	return true;
+}
+
+/* The nearest QP deadline an inline run saw has come: run passes. */
+static void engine_timer(struct timer_list *t)
+{
+	struct dray_hw_engine *eng = from_timer(eng, t, timer);
+	struct dray_hw *hw = container_of(eng, struct dray_hw, engine);
+
+	if (!engine_try_inline(hw))
+		dray_hw_engine_kick(hw);
 }
 
 void dray_hw_engine_rx(struct dray_hw *hw, struct sk_buff *skb)
@@ -369,8 +380,6 @@ static void engine_sleep(struct dray_hw *hw)
 	spin_lock_bh(&eng->lock);
 	eng->polling = false;
 	waiting = engine_settle(hw, &timeout);
-	eng->wake_never = timeout == MAX_SCHEDULE_TIMEOUT;
-	eng->wake_at = jiffies + (eng->wake_never ? 0 : timeout);
 	spin_unlock_bh(&eng->lock);
 
 	if (!waiting) {
@@ -396,6 +405,7 @@ static int engine_thread(void *arg)
 		if (!eng->polling) {
 			eng->polling = true;
 	eng->stopped = false;
+	timer_setup(&eng->timer, engine_timer, 0);
 			engine_set_need_wakeup(hw, false);
 		}
 		work = engine_pass(hw);
@@ -425,6 +435,7 @@ int dray_hw_engine_start(struct dray_hw *hw)
 	mutex_init(&eng->admin_lock);
 	eng->polling = true;
 	eng->stopped = false;
+	timer_setup(&eng->timer, engine_timer, 0);
 	init_waitqueue_head(&eng->wait);
 	atomic_set(&eng->pending, 0);
 	skb_queue_head_init(&eng->rx_queue);
@@ -461,6 +472,8 @@ void dray_hw_engine_stop(struct dray_hw *hw)
 	spin_lock_bh(&eng->lock);
 	eng->stopped = true;
 	spin_unlock_bh(&eng->lock);
+	/* No run re-arms it now. */
+	del_timer_sync(&eng->timer);
 	/* Nothing is left after a reset; this is the last line of defence. */
 	dray_hw_objects_destroy(hw);
 	skb_queue_purge(&eng->rx_queue);

@@ -59,6 +59,7 @@
 #include <linux/mutex.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
@@ -254,8 +255,7 @@ struct dray_hw_engine {
 	struct mutex		admin_lock;	/* admin commands; ditto */
 	struct task_struct	*thread;
 	bool			polling;	/* thread awake, will pass again */
-	unsigned long		wake_at;	/* thread asleep until (jiffies) */
-	bool			wake_never;	/* thread asleep without timeout */
+	struct timer_list	timer;		/* QP deadlines while not polling */
 	bool			stopped;	/* no more passes */
 	wait_queue_head_t	wait;
 	atomic_t		pending;	/* wake-up reasons since last pass */
