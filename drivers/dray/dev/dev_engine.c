@@ -404,8 +404,6 @@ static int engine_thread(void *arg)
 		spin_lock_bh(&eng->lock);
 		if (!eng->polling) {
 			eng->polling = true;
-	eng->stopped = false;
-	timer_setup(&eng->timer, engine_timer, 0);
 			engine_set_need_wakeup(hw, false);
 		}
 		work = engine_pass(hw);
