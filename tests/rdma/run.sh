@@ -10,7 +10,9 @@
 # runs the groups below (TEST selects groups by name; default all):
 #
 #   pingpong   ibv_rc_pingpong between the two devices (several sizes,
-#              with and without -e) and within device A
+#              with and without -e) and within device A; ibv_srq_pingpong
+#              and ibv_xsrq_pingpong work, or fail cleanly where the
+#              device reports no SRQ / XRC
 #   perftest   ib_{write,send,read,atomic}_{bw,lat} between the devices,
 #              a fixed size and -a (2 B .. 8 MiB; atomics: both types);
 #              every figure must be a positive number
@@ -123,6 +125,36 @@ if want pingpong; then
 		[[ $rc -eq 0 ]] && ! grep -q "bytes in" "$LOG/pp.cli" && rc=1
 		report "$name" "$rc" pp
 	done
+
+	# ibv_srq_pingpong and ibv_xsrq_pingpong: they work where the device
+	# has SRQs (XRC), and must fail cleanly where it reports none: exit
+	# 1 with the utility's own message, before any connection, no hang.
+	unsupported_clean() {	# NAME PROG MESSAGE
+		local out=$LOG/srq.cli rc
+		next_port
+		timeout 60 $2 -d "$DEV_A" -g "$GID_A" -p "$PAIR_PORT" >"$out" 2>&1
+		rc=$?
+		[[ $rc -eq 1 ]] && grep -q "$3" "$out"
+		report "$1" "$?" srq
+	}
+	max_srq=$(ibv_devinfo -v -d "$DEV_A" | awk '$1 == "max_srq:" { print $2 }')
+	if [[ $max_srq == 0 ]]; then
+		unsupported_clean "srq_pingpong on $DEV_A fails cleanly (max_srq 0)" \
+			ibv_srq_pingpong "Couldn't create SRQ"
+	else
+		next_port
+		server_client srq 120 \
+			"ibv_srq_pingpong -d $DEV_B -g $GID_B -n 100 -p $PAIR_PORT" \
+			"ibv_srq_pingpong -d $DEV_A -g $GID_A -n 100 -p $PAIR_PORT $ADDR_B"
+		report "srq_pingpong $DEV_A<->$DEV_B" "$?" srq
+	fi
+	if ! ibv_devinfo -v -d "$DEV_A" | grep -qw XRC; then
+		# EOPNOTSUPP (95) from ibv_open_xrcd
+		unsupported_clean "xsrq_pingpong on $DEV_A fails cleanly (no XRC)" \
+			ibv_xsrq_pingpong "Couldn't Open the XRC Domain 95"
+	else
+		tap_skip "xsrq_pingpong on $DEV_A" "the device has XRC; not run here"
+	fi
 fi
 
 # --- perftest --------------------------------------------------------------
