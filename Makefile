@@ -10,6 +10,7 @@
 #   make demo          the main job: build, boot, create dray0, ibv_devinfo
 #   make test          every test; ends with "N passed, N failed"
 #   make smoke         RC data-path smoke lane in the VM (not yet in `test`)
+#   make interop       wire interop with Soft-RoCE (rxe) in the VM (not in `test`)
 
 KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
 KDIR ?= /usr/src/linux-headers-$(KVER)
@@ -20,7 +21,7 @@ BUILD := $(CURDIR)/build
 KMOD := $(BUILD)/kmod
 KSRC := Kbuild drivers include
 
-.PHONY: all module kmod provider unit selftests check demo test smoke clean
+.PHONY: all module kmod provider unit selftests check demo test smoke interop clean
 
 all: module provider
 
@@ -55,7 +56,13 @@ test:
 smoke: module provider
 	scripts/vm-run.sh --timeout 900 --module $(BUILD)/dray.ko -- tests/smoke/rc-smoke.sh
 
+interop: module provider
+	$(MAKE) -C tests/rdma
+	$(MAKE) -C tests/interop
+	scripts/vm-run.sh --timeout 2400 --module $(BUILD)/dray.ko -- tests/interop/interop.sh
+
 clean:
 	rm -rf $(KMOD) $(BUILD)/dray.ko
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/selftests clean
+	-$(MAKE) -C tests/interop clean
