@@ -10,6 +10,7 @@
 #   make demo          the main job: build, boot, create dray0, ibv_devinfo
 #   make test          every test; ends with "N passed, N failed"
 #   make smoke         RC data-path smoke lane in the VM (not yet in `test`)
+#   make kverbs        kernel-verbs tests (tests/kverbs/dray_ktest.ko) in the VM
 #   make interop       wire interop with Soft-RoCE (rxe) in the VM (not in `test`)
 
 KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
@@ -20,8 +21,11 @@ BUILD := $(CURDIR)/build
 # must never reach the rdma-core build in build/.
 KMOD := $(BUILD)/kmod
 KSRC := Kbuild drivers include
+# The kernel-verbs test module, built the same way from build/ktest.
+KTEST := $(BUILD)/ktest
 
-.PHONY: all module kmod provider unit selftests check demo test smoke interop clean
+.PHONY: all module kmod ktest-mod provider unit selftests check demo test smoke \
+	kverbs interop clean
 
 all: module provider
 
@@ -34,6 +38,12 @@ kmod:
 	@mkdir -p $(KMOD)
 	@cp -a --parents $$(git ls-files -co --exclude-standard $(KSRC)) $(KMOD)/
 	$(MAKE) -C $(KDIR) M=$(KMOD) modules
+
+# The test module (KTEST= may name another directory, as for kmod).
+ktest-mod:
+	@mkdir -p $(KTEST)
+	@cp -a tests/kverbs/Kbuild tests/kverbs/dray_ktest.c $(KTEST)/
+	$(MAKE) -C $(KDIR) M=$(KTEST) modules
 
 provider:
 	scripts/build-rdma-core.sh
@@ -56,13 +66,17 @@ test:
 smoke: module provider
 	scripts/vm-run.sh --timeout 900 --module $(BUILD)/dray.ko -- tests/smoke/rc-smoke.sh
 
+kverbs: module ktest-mod
+	scripts/vm-run.sh --timeout 600 --module $(BUILD)/dray.ko -- \
+		tests/kverbs/run.sh $(KTEST)/dray_ktest.ko
+
 interop: module provider
 	$(MAKE) -C tests/rdma
 	$(MAKE) -C tests/interop
 	scripts/vm-run.sh --timeout 2400 --module $(BUILD)/dray.ko -- tests/interop/interop.sh
 
 clean:
-	rm -rf $(KMOD) $(BUILD)/dray.ko
+	rm -rf $(KMOD) $(KTEST) $(BUILD)/dray.ko
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/selftests clean
 	-$(MAKE) -C tests/interop clean

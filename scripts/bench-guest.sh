@@ -1,22 +1,37 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Inside the test VM (see scripts/bench.sh): perftest for Soft-RoCE, then
-# for dray, on the same routed veth pair, one kind at a time; prints a
-# table of medians with dray/rxe ratios and the system calls per posted
-# WR of a bandwidth run. A benchmark, not a test: it judges nothing, and
-# fails only when a measurement could not be taken.
+# Inside the test VM (see scripts/bench.sh): perftest for Soft-RoCE (rxe)
+# and for dray on the same routed veth pair (tests/rdma/lib.sh), one kind
+# at a time and alternating: every repetition runs the whole set for rxe,
+# then for dray, so that both see the same host load. Prints a table of
+# medians with dray/rxe ratios and the issue's targets, then the system
+# calls per posted WR of a bandwidth run. A benchmark, not a test: it
+# judges nothing, and fails only when a measurement could not be taken.
 #
 #   scripts/bench-guest.sh [--reps N] [--kinds "rxe dray"]
 #
-#   bandwidth   ib_write_bw, ib_send_bw, ib_read_bw at 64 KiB and 1 MiB
-#               (BW average, MB/s as perftest prints it)
-#   msg rate    ib_write_bw -s 8 (MsgRate, Mpps)
-#   latency     ib_write_lat, ib_send_lat, ib_read_lat -s 2 (t_typical, us)
-#   syscalls    dray: the provider's counters (DRAY_STATS=1: wake-up calls
-#               per posted WR) during ib_write_bw -s 64 KiB; both kinds:
-#               strace -f -c of the client's ioctl and write calls per WR
-#               (strace must be installed; it is not in install-deps.sh)
+#   bandwidth  ib_write_bw, ib_send_bw, ib_read_bw -s 64 KiB and 1 MiB
+#              (BW average, MB/s as perftest prints it: 10^6 B/s)
+#   msg rate   ib_write_bw -s 8 (MsgRate, Mpps)
+#   latency    ib_write_lat, ib_send_lat, ib_read_lat -s 2 (t_typical, us)
+#   syscalls   during ib_write_bw -s 64 KiB -n 1000:
+#              dray: the provider's counters (DRAY_STATS=1: wake-up calls
+#              per posted WR, printed by the provider at exit);
+#              both kinds: strace -f -c of the client's ioctl and write
+#              calls, counted for -n 100 and -n 1000; the difference per
+#              WR leaves out the set-up calls (contexts, MRs, QPs, the
+#              TCP exchange), the whole -n 1000 run per WR keeps them
+#   per run    frames each end of the pair sent per iteration (veth0:
+#              the client's requests, veth1: the server's ACKs and
+#              responses) and the share of guest CPU time left idle;
+#              in the DRAY_STATS run also the engine threads' voluntary
+#              context switches (sleeps), CPU time and time spent
+#              runnable but waiting for a CPU
+#
+# A failed or insane run (perftest's cycle calibration sometimes fails
+# under TCG: every figure is then inf or 0) is tried again, twice at most
+# per repetition.
 
 set -u
 
@@ -34,6 +49,7 @@ while [[ $# -gt 0 ]]; do
 	*) echo "bench-guest: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
+[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "bench-guest: bad --reps $reps" >&2; exit 2; }
 
 if [[ ${LD_LIBRARY_PATH:-} != *rdma-core/build/lib* ]]; then
 	env_out=$("$ROOT/scripts/rdma-env.sh" 2>/dev/null) && eval "$env_out"
@@ -44,19 +60,25 @@ trap 'rm -rf "$TMP"' EXIT
 
 # The measurements: name, program, size, iterations, figure kind, unit
 MEAS=(
-	"write_bw_64k ib_write_bw 65536 400 bw MB/s"
-	"send_bw_64k ib_send_bw 65536 400 bw MB/s"
-	"read_bw_64k ib_read_bw 65536 400 bw MB/s"
-	"write_bw_1m ib_write_bw 1048576 40 bw MB/s"
-	"send_bw_1m ib_send_bw 1048576 40 bw MB/s"
-	"read_bw_1m ib_read_bw 1048576 40 bw MB/s"
-	"write_rate_8 ib_write_bw 8 20000 rate Mpps"
-	"write_lat_2 ib_write_lat 2 2000 lat us"
-	"send_lat_2 ib_send_lat 2 2000 lat us"
-	"read_lat_2 ib_read_lat 2 2000 lat us"
+	"write_bw_64k ib_write_bw 65536 300 bw MB/s"
+	"send_bw_64k ib_send_bw 65536 300 bw MB/s"
+	"read_bw_64k ib_read_bw 65536 300 bw MB/s"
+	"write_bw_1m ib_write_bw 1048576 30 bw MB/s"
+	"send_bw_1m ib_send_bw 1048576 30 bw MB/s"
+	"read_bw_1m ib_read_bw 1048576 30 bw MB/s"
+	"write_rate_8 ib_write_bw 8 5000 rate Mpps"
+	"write_lat_2 ib_write_lat 2 500 lat us"
+	"send_lat_2 ib_send_lat 2 500 lat us"
+	"read_lat_2 ib_read_lat 2 500 lat us"
 )
+# syscall runs: ib_write_bw of this size, a short and a long run
+SC_SIZE=65536 SC_N0=100 SC_N1=1000
 
-declare -A RES
+declare -A VALS RES
+
+say() {
+	echo "# bench: $*"
+}
 
 median() {
 	sort -g | awk '{ v[NR] = $1 } END {
@@ -65,93 +87,226 @@ median() {
 		else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# one KIND MEAS-LINE: one run; prints the figure, or nothing when the run
-# failed or perftest's figures are not sane (its cycle counter calibration
-# sometimes fails under TCG: every figure is then inf or 0)
-one() {
-	local kind=$1 name prog size iters fig unit a b col
-	read -r name prog size iters fig unit <<<"$2"
+# elapsed T0: seconds since EPOCHREALTIME was T0, one decimal
+elapsed() {
+	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+
+kind_up() {
+	veth_up >"$TMP/setup" 2>&1 && rdma_up "$1" >>"$TMP/setup" 2>&1 && return 0
+	sed 's/^/# /' "$TMP/setup"
+	echo "bench: cannot set up $1"
+	return 1
+}
+
+# One kind at a time: no two devices may answer for the same GIDs (dray's
+# rx_handler takes RoCEv2 frames for its GIDs before rxe's UDP socket).
+kind_down() {
+	rdma_down "$1"
+	case $1 in
+	rxe) modprobe -r rdma_rxe 2>/dev/null ;;
+	dray) modprobe -r dray 2>/dev/null ;;
+	esac
+	return 0
+}
+
+# perftest_pair OUT TIMEOUT KIND PROG SIZE ITERS [CLIENT PREFIX...]: one
+# perftest run, the server on device B, the client on A, on $PAIR_PORT
+# (the caller moves it on with next_port: this may run in a subshell).
+perftest_pair() {
+	local out=$1 t=$2 kind=$3 prog=$4 size=$5 iters=$6 a b opts
+	shift 6
 	read -r a b <<<"$(rdma_devs "$kind")"
-	if ! pair_run "$TMP/run" 120 \
-		"$prog -d $b -x $(gid_v4 "$b") -F -s $size -n $iters -p $PAIR_PORT" \
-		"$prog -d $a -x $(gid_v4 "$a") -F -s $size -n $iters -p $PAIR_PORT $ADDR_B"; then
+	opts="-F -s $size -n $iters -p $PAIR_PORT"
+	pair_run "$out" "$t" "$prog -d $b -x $(gid_v4 "$b") $opts" \
+		"$* $prog -d $a -x $(gid_v4 "$a") $opts $ADDR_B"
+}
+
+# one KIND MEAS-LINE: one run; prints the figure and, for dray, the
+# provider's wake-up calls per posted WR (DRAY_STATS=1), or nothing when
+# the run failed or perftest's figures are not sane
+one() {
+	local kind=$1 name prog size iters fig unit col pre=() a k=-
+	read -r name prog size iters fig unit <<<"$2"
+	[[ $kind == dray ]] && pre=(env DRAY_STATS=1)
+	if ! perftest_pair "$TMP/run" 120 "$kind" "$prog" "$size" "$iters" "${pre[@]}"; then
 		sed 's/^/# /' "$TMP/run.cli" | tail -n 5 >&2
 		return 1
 	fi
+	if [[ $kind == dray ]]; then
+		read -r a _ <<<"$(rdma_devs "$kind")"
+		# perftest's stdout and the provider's stderr may share a line
+		k=$(grep -ho "dray stats: device $a .*" "$TMP/run.cli" |
+			sed -n 's/.*wakeups_per_wr \([0-9.e+-]*\).*/\1/p' | tail -n 1)
+		sed -i 's/dray stats: .*//' "$TMP/run.cli"
+	fi
 	col=bw
 	[[ $fig != bw ]] && col=lat	# MsgRate and t_typical: column 5
-	perf_sane "$TMP/run.cli" "$col" >/dev/null || return 1
-	perf_figures "$TMP/run.cli" "$col" | tail -n 1
+	perf_sane "$TMP/run.cli" "$col" >&2 || return 1
+	echo "$(perf_figures "$TMP/run.cli" "$col" | tail -n 1) ${k:--}"
 }
 
+# snap: "veth0_tx veth1_tx cpu_idle cpu_total" of the moment (frames sent
+# by each end of the pair; guest CPU time in USER_HZ ticks, /proc/stat)
+snap() {
+	local a b line t=0 i f
+	read -r a </sys/class/net/veth0/statistics/tx_packets
+	read -r b </sys/class/net/veth1/statistics/tx_packets
+	read -r line </proc/stat
+	read -ra f <<<"${line#cpu}"
+	# user nice system idle iowait irq softirq steal
+	for ((i = 0; i < 8 && i < ${#f[@]}; i++)); do
+		t=$((t + f[i]))
+	done
+	echo "$a $b $((f[3] + f[4])) $t"
+}
+
+# per_run BEFORE AFTER ITERS: frames each end sent per iteration, and the
+# share of guest CPU time that was idle during the run
+per_run() {
+	local a0 b0 i0 t0 a1 b1 i1 t1
+	read -r a0 b0 i0 t0 <<<"$1"
+	read -r a1 b1 i1 t1 <<<"$2"
+	awk -v a=$((a1 - a0)) -v b=$((b1 - b0)) -v i=$((i1 - i0)) -v t=$((t1 - t0)) \
+		-v n="$3" 'BEGIN {
+		printf "frames/iteration %.2f + %.2f, guest CPU idle %d%%",
+			a / n, b / n, (t > 0 ? 100 * i / t : 0) }'
+}
+
+# measure KIND REP: every measurement once (a bad run is tried again)
 measure() {
-	local kind=$1 m name r v vals got
+	local kind=$1 rep=$2 m name iters t0 try v k s0 s1
 	for m in "${MEAS[@]}"; do
-		read -r name _ <<<"$m"
-		vals='' got=0
-		# reps good runs, with a few spare attempts for bad ones
-		for ((r = 0; r < reps + 3 && got < reps; r++)); do
-			next_port	# here: one() runs in a subshell
-			if v=$(one "$kind" "$m") && [[ -n $v ]]; then
-				vals+="$v"$'\n'
-				got=$((got + 1))
-			fi
+		read -r name _ _ iters _ <<<"$m"
+		t0=$EPOCHREALTIME v=''
+		for ((try = 0; try < 3; try++)); do
+			next_port
+			s0=$(snap)
+			v=$(one "$kind" "$m") && [[ -n $v ]] && break
+			v=''
 		done
-		RES[$kind.$name]=$(printf '%s' "$vals" | median)
-		echo "# bench: $kind $name: $(printf '%s' "$vals" | tr '\n' ' ')-> ${RES[$kind.$name]}"
+		s1=$(snap)
+		if [[ -n $v ]]; then
+			read -r v k <<<"$v"
+			VALS[$kind.$name]+="$v"$'\n'
+			if [[ $k == - ]]; then k=''; else k=", wake-up calls/WR $k"; fi
+			say "rep $rep $kind $name $v ($(elapsed "$t0") s, $((try + 1)) runs;" \
+				"$(per_run "$s0" "$s1" "$iters")$k)"
+		else
+			say "rep $rep $kind $name failed ($(elapsed "$t0") s)"
+		fi
 	done
 }
 
-# syscalls KIND: ib_write_bw 64 KiB, -n N; the provider's counters (dray)
-# and strace's count of the client's ioctl/write calls.
+# counters: "veth0_tx veth1_tx engine_vcsw engine_run_ns engine_wait_ns"
+# of the moment; the engine figures sum dray's engine threads
+# (dray-eng/*; /proc/PID/schedstat: on CPU, runnable waiting), 0 for rxe
+counters() {
+	local a b p c vcsw=0 ns=0 wns=0 run wait line
+	read -r a </sys/class/net/veth0/statistics/tx_packets
+	read -r b </sys/class/net/veth1/statistics/tx_packets
+	for p in /proc/[0-9]*; do
+		read -r c 2>/dev/null <"$p/comm" || continue
+		[[ $c == dray-eng/* ]] || continue
+		read -r run wait _ 2>/dev/null <"$p/schedstat" &&
+			ns=$((ns + run)) wns=$((wns + wait))
+		while read -r line; do
+			[[ $line == voluntary_ctxt_switches:* ]] &&
+				vcsw=$((vcsw + ${line##*[[:space:]]}))
+		done 2>/dev/null <"$p/status"
+	done
+	echo "$a $b $vcsw $ns $wns"
+}
+
+# frames KIND N BEFORE AFTER: per-WR figures of a run of N WRs
+frames() {
+	local kind=$1 n=$2 a0 b0 v0 t0 w0 a1 b1 v1 t1 w1
+	read -r a0 b0 v0 t0 w0 <<<"$3"
+	read -r a1 b1 v1 t1 w1 <<<"$4"
+	say "$kind frames: $(awk -v n="$n" -v a=$((a1 - a0)) -v b=$((b1 - b0)) \
+		-v v=$((v1 - v0)) -v t=$((t1 - t0)) -v w=$((w1 - w0)) -v k="$kind" 'BEGIN {
+		printf "veth0 sent %d (%.2f/WR), veth1 sent %d (%.2f/WR)", a, a / n, b, b / n
+		if (k == "dray")
+			printf ", engine sleeps %d (%.3f/WR), engine CPU %.1f ms (%.1f us/WR), engine runnable but waiting %.1f ms",
+				v, v / n, t / 1e6, t / 1e3 / n, w / 1e6
+	}')"
+}
+
+# strace_calls KIND N: the client's ioctl + write calls in a run of N WRs
+# (perftest's own figures do not matter here; two tries)
+strace_calls() {
+	local kind=$1 n=$2 try
+	for ((try = 0; try < 2; try++)); do
+		next_port
+		perftest_pair "$TMP/sc" 300 "$kind" ib_write_bw "$SC_SIZE" "$n" \
+			strace -f -c -e trace=ioctl,write -o "$TMP/strace" && break
+		sed 's/^/# /' "$TMP/sc.cli" | tail -n 15 >&2
+	done
+	[[ $try -lt 2 ]] || return 1
+	sed 's/^/# bench: strace -n '"$n"': /' "$TMP/strace" | grep -E "ioctl|write|calls" >&2
+	# "% time seconds usecs/call calls [errors] syscall"
+	awk '$NF == "ioctl" || $NF == "write" { c += $4 } END { print c + 0 }' "$TMP/strace"
+}
+
+# syscalls KIND: system calls per posted WR during a bandwidth run
 syscalls() {
-	local kind=$1 a b n=2000 line
+	local kind=$1 a b before after line c0 c1=fail
 	read -r a b <<<"$(rdma_devs "$kind")"
 	if [[ $kind == dray ]]; then
+		before=$(counters)
 		next_port
-		if DRAY_STATS=1 pair_run "$TMP/st" 120 \
-			"ib_write_bw -d $b -x $(gid_v4 "$b") -F -s 65536 -n $n -p $PAIR_PORT" \
-			"ib_write_bw -d $a -x $(gid_v4 "$a") -F -s 65536 -n $n -p $PAIR_PORT $ADDR_B"; then
-			line=$(grep -h "^dray stats: device $a " "$TMP/st.cli" | tail -n 1)
-			echo "# bench: client: ${line:-no DRAY_STATS line}"
-			echo "# bench: server: $(grep -h '^dray stats:' "$TMP/st.srv" | tail -n 1)"
-			RES[$kind.stats]=$(sed -n 's/.*wakeups_per_wr \([0-9.e+-]*\).*/\1/p' <<<"$line")
+		if perftest_pair "$TMP/st" 120 "$kind" ib_write_bw "$SC_SIZE" "$SC_N1" \
+			env DRAY_STATS=1; then
+			after=$(counters)
+			# perftest's stdout and the provider's stderr share a line
+			line=$(grep -ho "dray stats: device $a .*" "$TMP/st.cli" | tail -n 1)
+			say "dray client: ${line:-no DRAY_STATS line}"
+			RES[dray.stats]=$(sed -n 's/.*wakeups_per_wr \([0-9.e+-]*\).*/\1/p' <<<"$line")
+			say "dray figure: $(perf_figures "$TMP/st.cli" bw | tail -n 1) MB/s"
+			frames dray "$SC_N1" "$before" "$after"
+		else
+			sed 's/^/# /' "$TMP/st.cli" | tail -n 5
 		fi
-		RES[$kind.stats]=${RES[$kind.stats]:-fail}
+		RES[dray.stats]=${RES[dray.stats]:-fail}
 	fi
 	if ! command -v strace >/dev/null; then
-		RES[$kind.strace]="n/a"
+		say "no strace (scripts/install-deps.sh installs it)"
+		RES[$kind.strace]=n/a RES[$kind.strace_all]=n/a
 		return
 	fi
-	next_port
-	if pair_run "$TMP/sc" 300 \
-		"ib_write_bw -d $b -x $(gid_v4 "$b") -F -s 65536 -n $n -p $PAIR_PORT" \
-		"strace -f -c -e trace=ioctl,write -o $TMP/strace ib_write_bw -d $a -x $(gid_v4 "$a") -F -s 65536 -n $n -p $PAIR_PORT $ADDR_B"; then
-		# "% time seconds usecs/call calls errors syscall": calls of both
-		RES[$kind.strace]=$(awk -v n=$n '
-			$NF == "ioctl" || $NF == "write" { c += $4 }
-			END { printf "%.4f\n", c / n }' "$TMP/strace")
-		sed 's/^/# bench: strace: /' "$TMP/strace" | grep -E "ioctl|write|calls"
+	PAIR_PORT=$((PAIR_PORT + 10))
+	c0=$(strace_calls "$kind" "$SC_N0") || c0=fail
+	PAIR_PORT=$((PAIR_PORT + 10))
+	[[ $c0 != fail ]] && { c1=$(strace_calls "$kind" "$SC_N1") || c1=fail; }
+	if [[ $c0 != fail && $c1 != fail ]]; then
+		say "$kind strace: ioctl+write calls: $c0 for -n $SC_N0, $c1 for -n $SC_N1"
+		RES[$kind.strace]=$(awk -v a="$c0" -v b="$c1" -v n=$((SC_N1 - SC_N0)) \
+			'BEGIN { d = (b - a) / n; printf "%.4f\n", d < 0 ? 0 : d }')
+		RES[$kind.strace_all]=$(awk -v b="$c1" -v n="$SC_N1" 'BEGIN { printf "%.4f\n", b / n }')
 	else
-		RES[$kind.strace]=fail
+		RES[$kind.strace]=fail RES[$kind.strace_all]=fail
 	fi
 }
 
+say "guest: $(uname -r), $(nproc) vCPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
+say "perftest: $(command -v ib_write_bw), libibverbs from ${LD_LIBRARY_PATH%%:*}"
+t_all=$EPOCHREALTIME
+for ((rep = 1; rep <= reps; rep++)); do
+	for kind in $kinds; do
+		kind_up "$kind" || exit 1
+		measure "$kind" "$rep"
+		kind_down "$kind"
+	done
+done
 for kind in $kinds; do
-	echo "# bench: === $kind"
-	if ! veth_up >"$TMP/setup" 2>&1 || ! rdma_up "$kind" >>"$TMP/setup" 2>&1; then
-		cat "$TMP/setup"
-		echo "bench: cannot set up $kind"
-		exit 1
-	fi
-	measure "$kind"
+	t0=$EPOCHREALTIME
+	kind_up "$kind" || exit 1
 	syscalls "$kind"
-	rdma_down "$kind"
-	# one kind at a time: no two devices answer for the same GIDs
-	[[ $kind == rxe ]] && modprobe -r rdma_rxe 2>/dev/null
+	kind_down "$kind"
+	say "$kind syscall runs: $(elapsed "$t0") s"
 done
 
-# The table: median of $reps runs each, ratio dray/rxe, the issue's target
+# The table: median of the repetitions, ratio dray/rxe, the issue's target
 ratio() {
 	awk -v d="$1" -v r="$2" 'BEGIN {
 		if (d + 0 > 0 && r + 0 > 0) printf "%.2fx", d / r; else print "-" }'
@@ -165,17 +320,36 @@ target() {
 }
 
 missing=0
-printf 'bench: %-14s %-6s %12s %12s %9s  %s\n' measurement unit rxe dray dray/rxe target
+for m in "${MEAS[@]}"; do
+	read -r name _ <<<"$m"
+	for kind in $kinds; do
+		v=${VALS[$kind.$name]:-}
+		RES[$kind.$name]=$(printf '%s' "$v" | median)
+		n=$(printf '%s' "$v" | grep -c .)
+		[[ $n -lt $reps ]] && missing=1
+		say "$kind $name: $(printf '%s' "$v" | tr '\n' ' ')-> ${RES[$kind.$name]} ($n of $reps)"
+	done
+done
+for kind in $kinds; do
+	[[ ${RES[$kind.strace]:-fail} == fail ]] && missing=1
+done
+[[ " $kinds " == *" dray "* && ${RES[dray.stats]:-fail} == fail ]] && missing=1
+
+echo
+printf 'bench: %-22s %-6s %10s %10s %9s  %s\n' measurement unit rxe dray dray/rxe target
 for m in "${MEAS[@]}"; do
 	read -r name prog size iters fig unit <<<"$m"
 	r=${RES[rxe.$name]:-n/a} d=${RES[dray.$name]:-n/a}
-	[[ $r == fail || $d == fail ]] && missing=1
-	printf 'bench: %-14s %-6s %12s %12s %9s  %s\n' "$name" "$unit" "$r" "$d" \
+	printf 'bench: %-22s %-6s %10s %10s %9s  %s\n' "$name" "$unit" "$r" "$d" \
 		"$(ratio "$d" "$r")" "$(target "$name")"
 done
-printf 'bench: %-21s %12s %12s %9s  %s\n' "wake-ups/WR (DRAY_STATS)" "-" \
+printf 'bench: %-29s %10s %10s %9s  %s\n' "wake-up calls/WR (DRAY_STATS)" "-" \
 	"${RES[dray.stats]:-n/a}" "" "< 0.01"
-printf 'bench: %-21s %12s %12s %9s  %s\n' "ioctl+write/WR (strace)" \
-	"${RES[rxe.strace]:-n/a}" "${RES[dray.strace]:-n/a}" "" "(whole client run)"
-echo "bench: medians of $reps runs; bandwidth BW average, rate MsgRate, latency t_typical"
+printf 'bench: %-29s %10s %10s %9s  %s\n' "ioctl+write/WR (strace)" \
+	"${RES[rxe.strace]:-n/a}" "${RES[dray.strace]:-n/a}" "" "< 0.01 (set-up left out)"
+printf 'bench: %-29s %10s %10s\n' "ioctl+write/WR incl. set-up" \
+	"${RES[rxe.strace_all]:-n/a}" "${RES[dray.strace_all]:-n/a}"
+echo "bench: medians of $reps repetitions; bandwidth: BW average; rate: MsgRate; latency: t_typical"
+echo "bench: system calls: ib_write_bw -s $SC_SIZE, client on veth0; strace: (calls(-n $SC_N1) - calls(-n $SC_N0)) / $((SC_N1 - SC_N0))"
+echo "bench: guest time $(elapsed "$t_all") s"
 exit $missing

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Static checks of the kernel code, as test cases:
-#   checkpatch --strict over drivers/ and include/, a W=1 build and a
-#   sparse (C=1) build of dray.ko that must print no warning.
+#   checkpatch --strict over drivers/, include/ and the kernel-verbs test
+#   module, a W=1 build and a sparse (C=1) build of dray.ko and
+#   dray_ktest.ko that must print no warning.
 # checkpatch.pl comes from the linux-source-6.1 package (extracted into
 # build/checkpatch). Prints TAP-like lines and "check: N passed, N failed".
 set -euo pipefail
@@ -37,7 +38,8 @@ result() {	# name, rc, log
 	fi
 }
 
-mapfile -t srcs < <(git ls-files -co --exclude-standard -- 'drivers/*.[ch]' 'include/*.h')
+mapfile -t srcs < <(git ls-files -co --exclude-standard -- 'drivers/*.[ch]' 'include/*.h' \
+	'tests/kverbs/*.c')
 rc=0
 (cd "$out" && perl "$repo/$cp_dir/checkpatch.pl" --no-tree --strict --terse \
 	-f "${srcs[@]/#/$repo/}") >"$out/checkpatch.raw" 2>&1 || rc=1
@@ -53,7 +55,9 @@ for flags in "W=1" "C=1"; do
 	# A fresh copy of the sources, so every file is compiled and checked.
 	src=$repo/$out/kmod-$name
 	rm -rf "$src"
-	make -s kmod KMOD="$src" "$flags" >"$out/$name.log" 2>&1 || rc=1
+	rm -rf "$src-ktest"
+	{ make -s kmod KMOD="$src" "$flags" &&
+	  make -s ktest-mod KTEST="$src-ktest" "$flags"; } >"$out/$name.log" 2>&1 || rc=1
 	grep -E 'warning:|error:' "$out/$name.log" >/dev/null && rc=1
 	result "$name" $rc "$out/$name.log"
 done

@@ -199,7 +199,11 @@ struct dray_cmd_destroy_pd {
 
 /*
  * MR flags. PHYSICAL: no MTT; an address in the MR is a bus address
- * (kernel DMA MR, iova 0, length = all memory). Local access only.
+ * (kernel DMA MR: iova 0, length, mtt_addr and n_pages 0; the MR covers
+ * all host memory, every page is checked to be RAM when it is used). The
+ * PD and access checks apply as for any MR; remote rights make every
+ * page reachable from the wire (a kernel "unsafe global rkey"). Only the
+ * kernel driver issues admin commands: no user ABI reaches this flag.
  */
 #define DRAY_MR_F_PHYSICAL		0x1
 

@@ -16,6 +16,8 @@
  * sees the other's store), and only then sleeps until a kick
  * (DRAY_REG_ENGINE_KICK, an admin command, a received frame, the
  * transport) or the nearest QP deadline. On waking it clears NEED_WAKEUP.
+ * While a requester waits for ACKs it naps for at most a tick instead,
+ * without NEED_WAKEUP: the responses will wake it.
  */
 
 #include <linux/kthread.h>
@@ -183,7 +185,8 @@ static bool qp_doorbell_moved(struct dray_hw_qp *qp)
 
 	if (qp->db_broken)
 		return false;
-	if (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_ERR)
+	if (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQE ||
+	    qp->state == DRAY_QPS_ERR)
 		sq = le32_to_cpu(READ_ONCE(qp->sq.db->producer)) !=
 		     qp->sq.posted;
 	if (qp->state == DRAY_QPS_ERR)
@@ -221,22 +224,52 @@ static bool engine_work_waiting(struct dray_hw *hw, long *timeout)
 	return false;
 }
 
+/*
+ * Does a requester wait for its peer? Then a response frame or the
+ * retransmit timer wakes the engine soon anyway.
+ */
+static bool engine_expects_frames(struct dray_hw *hw)
+{
+	struct dray_hw_qp *qp;
+
+	lockdep_assert_held(&hw->engine.lock);
+	list_for_each_entry(qp, &hw->engine.active, active)
+		if (dray_xport_awaiting(qp))
+			return true;
+	return false;
+}
+
 static void engine_sleep(struct dray_hw *hw)
 {
 	struct dray_hw_engine *eng = &hw->engine;
 	long timeout = MAX_SCHEDULE_TIMEOUT;
-	bool waiting;
+	bool waiting, expect;
 
-	engine_set_need_wakeup(hw, true);
 	/*
-	 * NEED_WAKEUP before the doorbell loads below; pairs with software's
-	 * full barrier between its producer store and its NEED_WAKEUP load.
+	 * While a requester waits for ACKs the engine naps without asking
+	 * software for wake-ups: the responses wake it, and it looks at
+	 * every doorbell record then, or after one tick at the latest. A
+	 * bandwidth run thus makes no wake-up calls while WRs are in flight.
 	 */
-	smp_mb();
+	mutex_lock(&eng->lock);
+	expect = engine_expects_frames(hw);
+	mutex_unlock(&eng->lock);
+
+	if (!expect) {
+		engine_set_need_wakeup(hw, true);
+		/*
+		 * NEED_WAKEUP before the doorbell loads below; pairs with
+		 * software's full barrier between its producer store and its
+		 * NEED_WAKEUP load.
+		 */
+		smp_mb();
+	}
 
 	mutex_lock(&eng->lock);
 	waiting = engine_work_waiting(hw, &timeout);
 	mutex_unlock(&eng->lock);
+	if (expect)
+		timeout = min_t(long, timeout, 1);
 
 	if (!waiting) {
 		eng->sleeps++;
@@ -245,7 +278,8 @@ static void engine_sleep(struct dray_hw *hw)
 					kthread_should_stop(),
 					timeout);
 	}
-	engine_set_need_wakeup(hw, false);
+	if (!expect)
+		engine_set_need_wakeup(hw, false);
 }
 
 static int engine_thread(void *arg)

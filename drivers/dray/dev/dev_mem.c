@@ -157,9 +157,11 @@ static int mr_params(const struct dray_cmd_create_mr *cmd,
 		return DRAY_AQ_STS_BAD_PARAM;
 
 	if (mr->flags & DRAY_MR_F_PHYSICAL) {
-		*syndrome = DRAY_AQ_SYN_ACCESS;
-		if (mr->access & ~DRAY_ACCESS_LOCAL_WRITE)
-			return DRAY_AQ_STS_BAD_PARAM;
+		/*
+		 * Remote rights are allowed: only the kernel driver issues
+		 * admin commands, and it grants them only when a kernel
+		 * consumer asked for an unsafe global rkey.
+		 */
 		*syndrome = DRAY_AQ_SYN_IOVA;
 		if (mr->iova)
 			return DRAY_AQ_STS_BAD_PARAM;

@@ -84,6 +84,34 @@ struct sk_buff *dray_xp_skb_alloc(struct dray_hw *hw, struct dray_hw_qp *qp,
 	return skb;
 }
 
+/*
+ * Zero copy is not allowed from @page (a physical MR's): copy the piece
+ * into a fragment of its own instead.
+ */
+static int xp_skb_add_copy_frag(struct sk_buff *skb, struct page *page,
+				u32 off, u32 len)
+{
+	struct page *fpage;
+	void *p, *va;
+	int i = skb_shinfo(skb)->nr_frags;
+
+	/* One fragment stays free for the trailer. */
+	if (i >= MAX_SKB_FRAGS - 1)
+		return -EMSGSIZE;
+	p = netdev_alloc_frag(len);
+	if (!p)
+		return -ENOMEM;
+	va = kmap_local_page(page);
+	memcpy(p, va + off, len);
+	kunmap_local(va);
+	fpage = virt_to_head_page(p);
+	skb_fill_page_desc(skb, i, fpage, p - page_address(fpage), len);
+	skb->len += len;
+	skb->data_len += len;
+	skb->truesize += len;
+	return 0;
+}
+
 /* Attach (zero copy) or copy @len bytes of @mr at @addr (range checked). */
 int dray_xp_skb_add_mr(struct sk_buff *skb, struct dray_hw_mr *mr, u64 addr,
 		       u32 len)
@@ -99,7 +127,12 @@ int dray_xp_skb_add_mr(struct sk_buff *skb, struct dray_hw_mr *mr, u64 addr,
 		if (!page || !plen)
 			return -EFAULT;
 		plen = min(plen, len);
-		if (zcopy) {
+		if (zcopy && !dray_hw_mr_zcopy_ok(mr)) {
+			int ret = xp_skb_add_copy_frag(skb, page, off, plen);
+
+			if (ret)
+				return ret;
+		} else if (zcopy) {
 			i = skb_shinfo(skb)->nr_frags;
 			if (i && skb_can_coalesce(skb, i, page, off)) {
 				skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1],
@@ -174,11 +207,11 @@ static int xp_put_trailer(struct sk_buff *skb, const u8 *t, u32 len)
 	return 0;
 }
 
-/* The wire address of the QP's path; false if the port is not up. */
+/* The wire address of a path of the QP; false if the port is not up. */
 static bool xp_wire_addr(struct dray_hw *hw, struct dray_hw_qp *qp,
+			 const struct dray_hw_path *path,
 			 struct dray_wire_addr *a)
 {
-	const struct dray_hw_path *path = &qp->path;
 	u32 fl = path->flow_label;
 	bool up;
 
@@ -214,13 +247,14 @@ static void xp_udp6_csum(struct sk_buff *skb, u32 udp_len)
 }
 
 /**
- * dray_xp_xmit() - finish a frame and send it
+ * dray_xp_xmit_path() - finish a frame and send it along a path
  * @hw: the device
- * @qp: the sending QP (its path)
+ * @qp: the sending QP
+ * @path: where to (the QP's own, or a UD WQE's AH)
  * @skb: from dray_xp_skb_alloc(), payload added; consumed
  */
-void dray_xp_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
-		  struct sk_buff *skb)
+void dray_xp_xmit_path(struct dray_hw *hw, struct dray_hw_qp *qp,
+		       const struct dray_hw_path *path, struct sk_buff *skb)
 {
 	struct dray_xp_cb cb = *xp_cb(skb);
 	u32 udp_len = DRAY_UDP_HLEN + cb.hdr_len + cb.paylen + cb.pad +
@@ -232,7 +266,8 @@ void dray_xp_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 	u8 *h;
 	int ret;
 
-	if (skb->len != cb.hdr_len + cb.paylen || !xp_wire_addr(hw, qp, &a))
+	if (skb->len != cb.hdr_len + cb.paylen ||
+	    !xp_wire_addr(hw, qp, path, &a))
 		goto drop;
 
 	l2l4 = DRAY_ETH_HLEN + (a.ipv6 ? DRAY_IPV6_HLEN : DRAY_IPV4_HLEN) +
@@ -287,6 +322,13 @@ void dray_xp_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 drop:
 	qp->xp.stats.tx_drops++;
 	kfree_skb(skb);
+}
+
+/* dray_xp_xmit_path() along the QP's own path (RC). */
+void dray_xp_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
+		  struct sk_buff *skb)
+{
+	dray_xp_xmit_path(hw, qp, &qp->path, skb);
 }
 
 /* Send an ACK or NAK with @syndrome for @psn (AETH carries the MSN). */
@@ -519,8 +561,9 @@ static bool xp_rx_icrc_ok(struct sk_buff *skb, const u8 *hdrs,
  * @skb: the frame, data at the IP header; consumed
  *
  * Validates the frame completely, then gives it to the responder (a
- * request) or the completer (a response) of its QP. Bad frames are
- * dropped and counted: per QP when the QP is known, else per module.
+ * request) or the completer (a response) of its QP, or a UD SEND to
+ * dray_ud_rx(). Bad frames are dropped and counted: per QP when the QP
+ * is known, else per module.
  *
  * Context: engine thread, engine.lock held.
  */
@@ -553,7 +596,8 @@ void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb)
 		goto malformed;
 	rx.flags = dray_opcodes[rx.hdr.opcode].flags;
 	trail = rx.hdr.pad + DRAY_ICRC_BYTES;
-	if (!(rx.flags & DRAY_OPF_RC) || l3.udp_len < hlen + trail)
+	if (!(rx.flags & (DRAY_OPF_RC | DRAY_OPF_UD)) ||
+	    l3.udp_len < hlen + trail)
 		goto malformed;
 	rx.pay_off = l4 + hlen;
 	rx.pay_len = l3.udp_len - hlen - trail;
@@ -570,6 +614,10 @@ void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb)
 	if (!internal && !xp_rx_icrc_ok(skb, hdrs, &l3, hlen, &rx)) {
 		qp->xp.stats.rx_icrc_errors++;
 		goto free;
+	}
+	if (rx.flags & DRAY_OPF_UD) {
+		dray_ud_rx(hw, qp, &rx, hdrs, &l3);
+		return;
 	}
 	if (qp->type != DRAY_QPT_RC || !xp_rx_state_ok(qp) ||
 	    !xp_rx_from_peer(qp, &l3) ||

@@ -320,9 +320,9 @@ static int qp_create_params(const struct dray_qp_create *c, u32 *syndrome)
 	*syndrome = DRAY_AQ_SYN_RESERVED;
 	if (c->reserved || memchr_inv(c->reserved2, 0, sizeof(c->reserved2)))
 		return DRAY_AQ_STS_BAD_PARAM;
-	/* RC only for now; GSI (QP1) and UD come with their transport. */
+	/* RC and UD; GSI (QP1) comes with the kernel verbs. */
 	*syndrome = DRAY_AQ_SYN_QP_TYPE;
-	if (c->type != DRAY_QPT_RC)
+	if (c->type != DRAY_QPT_RC && c->type != DRAY_QPT_UD)
 		return DRAY_AQ_STS_BAD_PARAM;
 	*syndrome = DRAY_AQ_SYN_FLAGS;
 	if (c->flags & ~DRAY_QP_F_SQ_SIG_ALL)
@@ -1018,6 +1018,21 @@ void dray_hw_qp_error(struct dray_hw *hw, struct dray_hw_qp *qp, u8 event,
 	dray_hw_engine_kick(hw);
 }
 
+/*
+ * A datagram QP's send queue stopped on an error completion: SQE. The
+ * receive queue works on; the transport flushes the send queue until
+ * software moves the QP back to RTS. No event: the CQE tells.
+ */
+static void qp_sq_error(struct dray_hw *hw, struct dray_hw_qp *qp,
+			u8 vendor_err)
+{
+	qp_dbg(hw, qp, "to SQE from state %u, vendor error %#x\n", qp->state,
+	       vendor_err);
+	qp->state = DRAY_QPS_SQE;
+	qp->sq_draining = false;
+	dray_hw_engine_kick(hw);
+}
+
 /* ---- work queues ---------------------------------------------------------- */
 
 bool dray_hw_wq_poll(struct dray_hw *hw, struct dray_hw_qp *qp,
@@ -1236,7 +1251,7 @@ int dray_hw_rq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp,
 	lockdep_assert_held(&hw->engine.lock);
 
 	if (qp->state != DRAY_QPS_RTR && qp->state != DRAY_QPS_RTS &&
-	    qp->state != DRAY_QPS_SQD)
+	    qp->state != DRAY_QPS_SQD && qp->state != DRAY_QPS_SQE)
 		return -ENOENT;
 	if (rq->fetched == rq->posted) {
 		/* Look again: software may have posted since the last pass. */
@@ -1321,8 +1336,12 @@ void dray_hw_sq_complete(struct dray_hw *hw, struct dray_hw_qp *qp,
 	cqe.flags = DRAY_CQE_F_SEND_QUEUE;
 	qp_cqe_post(hw, qp, qp->send_cq, &cqe);
 
-	if (status != DRAY_CQE_ST_SUCCESS && status != DRAY_CQE_ST_WR_FLUSH_ERR)
+	if (status == DRAY_CQE_ST_SUCCESS || status == DRAY_CQE_ST_WR_FLUSH_ERR)
+		return;
+	if (qp->type != DRAY_QPT_UD)
 		dray_hw_qp_error(hw, qp, 0, vendor_err);
+	else if (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQD)
+		qp_sq_error(hw, qp, vendor_err);
 }
 
 void dray_hw_rq_complete(struct dray_hw *hw, struct dray_hw_qp *qp,

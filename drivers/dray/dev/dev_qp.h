@@ -187,6 +187,7 @@ struct dray_hw_ah {
 };
 
 #include "dev_xport.h"
+#include "dev_ud.h"
 
 struct dray_hw_qp {
 	u32			qpn;
@@ -218,6 +219,7 @@ struct dray_hw_qp {
 
 	/* transport state, owned by the dev_xport layer */
 	struct dray_xport_qp	xp;
+	struct dray_ud_qp	ud;		/* UD QPs (dev_ud.c) */
 
 	/* engine bookkeeping */
 	struct list_head	active;		/* on engine.active */
@@ -283,7 +285,18 @@ enum dray_mr_err dray_hw_mr_check(struct dray_hw *hw, u32 key, u32 pdn,
 void dray_hw_mr_write(struct dray_hw_mr *mr, u64 addr, const void *src,
 		      size_t len);
 void dray_hw_mr_read(struct dray_hw_mr *mr, u64 addr, void *dst, size_t len);
+/*
+ * May the transport take page references on the MR's pages (zero copy)?
+ * Not for a DRAY_MR_F_PHYSICAL MR: its pages are any RAM, e.g. the tail
+ * pages of a non-compound allocation, whose refcount is zero.
+ */
+static inline bool dray_hw_mr_zcopy_ok(const struct dray_hw_mr *mr)
+{
+	return !(mr->flags & DRAY_MR_F_PHYSICAL);
+}
+
 /* The page and in-page offset/length of the piece at addr (zero copy). */
+
 struct page *dray_hw_mr_page(struct dray_hw_mr *mr, u64 addr, u32 *offset,
 			     u32 *len);
 /*
@@ -359,7 +372,7 @@ int dray_hw_sq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp, u32 index,
  * taken (rq.fetched advances): 0, or -EINVAL for a malformed WQE, which
  * the transport completes with DRAY_CQE_ST_LOC_QP_OP_ERR. SGE keys are
  * not checked here: the transport checks them when it places data.
- * Also -ENOENT when the QP is not in RTR, RTS or SQD.
+ * Also -ENOENT when the QP is not in RTR, RTS, SQD or SQE.
  */
 int dray_hw_rq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp,
 		     struct dray_hw_rwqe *wqe);
@@ -368,7 +381,8 @@ int dray_hw_rq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp,
  * fetched); @status != SUCCESS always writes a CQE, SUCCESS writes one if
  * the WQE is signaled or the QP is SQ_SIG_ALL. An error status other than
  * WR_FLUSH_ERR moves the QP to ERR (IBTA: RC completion errors are
- * fatal to the QP); the transport must check qp->state afterwards and
+ * fatal to the QP), a UD QP in RTS or SQD to SQE (IBTA 10.3.1: only its
+ * send queue stops); the transport must check qp->state afterwards and
  * stop working on a QP in ERR. A CQE that cannot be written (CQ in error)
  * moves the QP to ERR with DRAY_EQE_QP_FATAL.
  */

@@ -472,7 +472,7 @@ void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 void dray_xp_req_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
 	struct dray_xp_req *rq = &qp->xp.req;
-	unsigned long now = jiffies;
+	unsigned long now = jiffies, deadline;
 	struct dray_xp_swqe *m;
 
 	if ((qp->state != DRAY_QPS_RTS && qp->state != DRAY_QPS_SQD) ||
@@ -491,6 +491,7 @@ void dray_xp_req_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
 			dray_xp_req_send(hw, qp);
 		return;
 	}
+	deadline = rq->rto_deadline;
 
 	rq->rto_deadline = 0;
 	if (rq->una == rq->max_psn || rq->rnr_wait)
@@ -498,6 +499,19 @@ void dray_xp_req_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
 	m = dray_xp_req_find(qp, rq->una);
 	if (!m)
 		return;
+	/*
+	 * A timer that fires a whole timeout late means the engine itself
+	 * did not run (the host starved it; a NIC's timers are never late):
+	 * the ACK may be waiting in the port, and the peer, on the same
+	 * host, was likely starved too. That is no loss: give the peer a
+	 * fresh timeout and count no retry. Only timers that fire on time
+	 * use up retry_cnt.
+	 */
+	if (time_after_eq(now, deadline + req_rto(qp))) {
+		rq->rto_deadline = (now + req_rto(qp)) ?: 1;
+		qp->xp.stats.late_timers++;
+		return;
+	}
 	if (!rq->retry) {
 		xp_dbg(hw, qp, "transport retries exhausted at PSN %#x\n",
 		       rq->una);

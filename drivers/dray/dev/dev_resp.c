@@ -145,7 +145,12 @@ static enum resp_state resp_check_op_seq(struct resp_ctx *c)
 	return RESP_CHECK_OP_VALID;
 }
 
-/* The QP must allow the remote operation (its DRAY_ACCESS_REMOTE_*). */
+/*
+ * The QP must allow the remote operation (its DRAY_ACCESS_REMOTE_*). An
+ * operation the QP is not enabled for is an unsupported opcode to the
+ * responder, so an Invalid Request NAK (9.9.3, class C), unlike an R_Key
+ * that does not allow it (remote access error, below).
+ */
 static enum resp_state resp_check_op_valid(struct resp_ctx *c)
 {
 	u8 access = c->qp->access;
@@ -154,7 +159,7 @@ static enum resp_state resp_check_op_valid(struct resp_ctx *c)
 	    ((c->f & DRAY_OPF_READ) && !(access & DRAY_ACCESS_REMOTE_READ)) ||
 	    ((c->f & DRAY_OPF_ATOMIC) &&
 	     !(access & DRAY_ACCESS_REMOTE_ATOMIC)))
-		return RESP_ERR_ACCESS;
+		return RESP_ERR_INV_REQ;
 	return RESP_CHECK_RESOURCE;
 }
 

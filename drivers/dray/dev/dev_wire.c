@@ -356,6 +356,16 @@ int dray_wire_parse_l3(const void *buf, u32 avail, u32 ip_len, bool ipv6,
 	return 0;
 }
 
+void dray_wire_grh(const void *ip, bool ipv6, u8 *grh)
+{
+	if (ipv6) {
+		memcpy(grh, ip, DRAY_IPV6_HLEN);
+		return;
+	}
+	memset(grh, 0, DRAY_GRH_BYTES - DRAY_IPV4_HLEN);
+	memcpy(grh + DRAY_GRH_BYTES - DRAY_IPV4_HLEN, ip, DRAY_IPV4_HLEN);
+}
+
 int dray_wire_req_opcode(u8 wqe_opcode, u32 pos)
 {
 	/* Indexed by DRAY_WQE_*, then by position: middle, first, last, only. */

@@ -297,6 +297,15 @@ int dray_wire_parse_l3(const void *buf, u32 avail, u32 ip_len, bool ipv6,
 		       struct dray_wire_l3 *l3);
 
 /*
+ * The 40-byte GRH a UD receive places before the payload, from the IP
+ * header of the packet at @ip (already validated): the IPv6 header as
+ * received, or for IPv4 20 zero bytes then the IPv4 header as received
+ * (the RoCEv2 layout; its valid header checksum tells it from IPv6).
+ */
+#define DRAY_GRH_BYTES		40
+void dray_wire_grh(const void *ip, bool ipv6, u8 *grh);
+
+/*
  * Internet checksum of @len bytes (an IPv4 header): the value to store in
  * its checksum field, big endian; 0 over a header whose checksum is valid.
  */

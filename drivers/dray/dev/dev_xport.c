@@ -67,6 +67,10 @@ void dray_xport_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
 	struct dray_xp_req *rq = &qp->xp.req;
 
 	dray_xp_assert_locked(hw);
+	if (qp->type == DRAY_QPT_UD) {
+		dray_ud_modify(hw, qp, mask, old_state);
+		return;
+	}
 	if (qp->state == old_state) {
 		/* Attributes a QP in RTS or SQD may change. */
 		if (mask & DRAY_QP_ATTR_RETRY_CNT)
@@ -102,6 +106,10 @@ void dray_xport_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
 void dray_xport_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
 	dray_xp_assert_locked(hw);
+	if (qp->type == DRAY_QPT_UD) {
+		dray_ud_send(hw, qp);
+		return;
+	}
 	if (qp->xp.err)
 		return;
 	switch (qp->state) {
@@ -121,6 +129,10 @@ void dray_xport_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 void dray_xport_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
 	dray_xp_assert_locked(hw);
+	if (qp->type == DRAY_QPT_UD) {
+		dray_ud_timer(hw, qp);
+		return;
+	}
 	if (!qp->xp.err && qp->state != DRAY_QPS_RESET &&
 	    qp->state != DRAY_QPS_INIT && qp->state != DRAY_QPS_ERR) {
 		dray_xp_resp_run(hw, qp, true);
@@ -154,6 +166,8 @@ bool dray_xport_want_run(struct dray_hw_qp *qp)
 	const struct dray_xp_resp *rs = &qp->xp.resp;
 	const struct dray_xp_req *rq = &qp->xp.req;
 
+	if (qp->type == DRAY_QPT_UD)
+		return dray_ud_want_run(qp);
 	if (qp->xp.err || qp->state < DRAY_QPS_RTR || qp->state > DRAY_QPS_SQE)
 		return false;
 	if (rs->run || rs->ack_due || rs->nak_due)
@@ -168,4 +182,11 @@ bool dray_xport_want_run(struct dray_hw_qp *qp)
 	return !rq->blocked && qp->state == DRAY_QPS_RTS && !qp->sq_draining &&
 	       rq->fetch - rq->head < min_t(u32, DRAY_XP_MAX_WQE, qp->sq.depth) &&
 	       dray_hw_sq_pending(qp);
+}
+
+bool dray_xport_awaiting(const struct dray_hw_qp *qp)
+{
+	return !qp->xp.err && qp->type == DRAY_QPT_RC &&
+	       (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQD) &&
+	       qp->xp.req.una != qp->xp.req.max_psn;
 }

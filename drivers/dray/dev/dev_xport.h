@@ -183,6 +183,7 @@ struct dray_xp_stats {
 	u64	rx_icrc_errors;
 	u64	rx_drops;	/* wrong state, source, P_Key, malformed */
 	u64	retransmits;	/* local ACK timeouts */
+	u64	late_timers;	/* timeouts that fired a timeout late */
 	u64	seq_naks_rx;
 	u64	rnr_naks_rx;
 	u64	seq_naks_tx;
@@ -245,5 +246,10 @@ void dray_xport_error(struct dray_hw *hw, struct dray_hw_qp *qp);
  * doorbell record (dray_hw_sq_pending()).
  */
 bool dray_xport_want_run(struct dray_hw_qp *qp);
+/*
+ * Does the requester wait for the peer: requests sent and not yet
+ * acknowledged? Then a frame (or the retransmit timer) wakes the engine.
+ */
+bool dray_xport_awaiting(const struct dray_hw_qp *qp);
 
 #endif /* DRAY_DEV_XPORT_H */

@@ -43,6 +43,8 @@ int dray_xp_skb_add_mr(struct sk_buff *skb, struct dray_hw_mr *mr, u64 addr,
 void dray_xp_skb_add_data(struct sk_buff *skb, const void *data, u32 len);
 void dray_xp_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 		  struct sk_buff *skb);
+void dray_xp_xmit_path(struct dray_hw *hw, struct dray_hw_qp *qp,
+		       const struct dray_hw_path *path, struct sk_buff *skb);
 void dray_xp_send_ack(struct dray_hw *hw, struct dray_hw_qp *qp, u8 syndrome,
 		      u32 psn);
 int dray_xp_copy_to_mr(struct dray_hw_mr *mr, u64 addr,

@@ -152,14 +152,9 @@ static int dray_cq_setup(struct dray_dev *dev, struct dray_cq *cq,
 		goto release_umem;
 	}
 
-	refcount_set(&cq->refs, 1);
-	init_completion(&cq->unused);
-	ret = xa_insert_bh(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
-	if (ret) {
-		ddev_err_rl(dev, "CQ number %u from the device is in use (%d)\n",
-			    cq->cqn, ret);
+	ret = dray_cq_publish(dev, cq);
+	if (ret)
 		goto destroy_cq;
-	}
 	return 0;
 
 destroy_cq:
@@ -173,18 +168,29 @@ release_umem:
 	return ret;
 }
 
+/* Make the CQ findable by events (user and kernel CQs). */
+int dray_cq_publish(struct dray_dev *dev, struct dray_cq *cq)
+{
+	int ret;
+
+	refcount_set(&cq->refs, 1);
+	init_completion(&cq->unused);
+	ret = xa_insert_bh(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (ret)
+		ddev_err_rl(dev, "CQ number %u from the device is in use (%d)\n",
+			    cq->cqn, ret);
+	return ret;
+}
+
 /* Stop event dispatch to the CQ and wait until no handler runs for it. */
-static void dray_cq_unpublish(struct dray_dev *dev, struct dray_cq *cq)
+void dray_cq_unpublish(struct dray_dev *dev, struct dray_cq *cq)
 {
 	xa_erase_bh(&dev->cqs, cq->cqn);
 	dray_cq_put(cq);
 	wait_for_completion(&cq->unused);
 }
 
-/*
- * Only user CQs exist so far: a kernel CQ needs a ring in kernel memory
- * and poll_cq/req_notify_cq, which come with the kernel verbs.
- */
+/* A kernel CQ (no udata) has its ring in kernel memory: see kcq.c. */
 int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct ib_udata *udata)
 {
@@ -195,7 +201,7 @@ int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	int ret;
 
 	if (!udata)
-		return -EOPNOTSUPP;
+		return dray_kcq_create(dev, cq, attr);
 	ret = dray_udata_cmd(dev, udata, &cmd, sizeof(cmd),
 			     offsetofend(typeof(cmd), log_depth), "create_cq");
 	if (ret)
@@ -241,6 +247,9 @@ int dray_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 				      cq->cqn, ret);
 		return 0;
 	}
-	ib_umem_release(cq->umem);
+	if (cq->kcq)
+		dray_kcq_free(dev, cq);
+	else
+		ib_umem_release(cq->umem);
 	return 0;
 }

@@ -141,6 +141,13 @@ struct dray_dev {
 	struct xarray		qps;
 	/* Runs commands that cannot be issued where they were requested. */
 	struct workqueue_struct	*wq;
+
+	/* The kernel consumers' doorbell page (kverbs.c); fixed after probe. */
+	struct dray_uar		*kuar;
+	dma_addr_t		kuar_dma;
+	u32			kuar_index;
+	/* Engine wake-up for posters that cannot write the register. */
+	struct work_struct	kick_work;
 };
 
 struct dray_ucontext {
@@ -166,18 +173,69 @@ struct dray_mr {
 	struct ib_umem	*umem;	/* pinned until the device let go of it */
 };
 
+/* A queue ring in DMA-coherent kernel memory (kernel CQs and QPs). */
+struct dray_kring {
+	void		*va;
+	dma_addr_t	dma;
+	size_t		size;	/* bytes, whole pages */
+};
+
+/*
+ * The driver's side of a kernel CQ. lock protects consumer, arm_seq and
+ * the doorbell record's software fields; it also keeps a QP whose CQEs
+ * are being polled from being destroyed (see dray_kqp_clean_cq()).
+ */
+struct dray_kcq {
+	spinlock_t		lock;		/* see above */
+	struct dray_kring	ring;
+	struct dray_cq_db	*db;
+	struct dray_cqe		*cqes;
+	u32			depth;
+	u32			consumer;	/* next CQE to read */
+	u32			arm_seq;
+};
+
 struct dray_cq {
 	struct ib_cq		ibcq;
 	struct ib_umem		*umem;	/* the ring, in user memory */
+	struct dray_kcq		*kcq;	/* kernel CQ, else NULL */
 	u32			cqn;
 	refcount_t		refs;	/* dev->cqs' and event dispatch's */
 	struct completion	unused;	/* refs dropped to zero */
+};
+
+/*
+ * A kernel work queue. lock serializes posting: it protects head, the
+ * ring slots from tail on and wrid[] slots not yet completed. tail is
+ * written by poll_cq under the CQ's lock (release: wrid[] was read) and
+ * read by posters (acquire).
+ */
+struct dray_kwq {
+	spinlock_t		lock;		/* see above */
+	struct dray_kring	ring;
+	struct dray_wq_db	*db;
+	void			*wqes;
+	u64			*wrid;
+	u32			depth;
+	u8			log_stride;
+	u32			max_sge;
+	u32			head;		/* next WQE index to post */
+	u32			tail;		/* oldest WQE not completed */
+};
+
+/* The driver's side of a kernel QP (kqp.c). */
+struct dray_kqp {
+	struct dray_kwq		sq;
+	struct dray_kwq		rq;
+	u32			max_inline;
+	bool			sig_all;
 };
 
 struct dray_qp {
 	struct ib_qp		ibqp;
 	struct ib_umem		*sq_umem;
 	struct ib_umem		*rq_umem;
+	struct dray_kqp		*kqp;	/* kernel QP, else NULL */
 	u32			qpn;
 	refcount_t		refs;	/* dev->qps' and event dispatch's */
 	struct completion	unused;	/* refs dropped to zero */
@@ -429,6 +487,8 @@ void dray_eq_free(struct dray_dev *dev, struct dray_eq *eq);
 /* mtt.c */
 int dray_mtt_build(struct dray_dev *dev, struct ib_umem *umem, u32 n_data,
 		   struct dray_mtt *mtt);
+int dray_mtt_build_contig(struct dray_dev *dev, dma_addr_t dma, u32 n_data,
+			  struct dray_mtt *mtt);
 void dray_mtt_free(struct dray_dev *dev, struct dray_mtt *mtt);
 struct ib_umem *dray_queue_pin(struct dray_dev *dev, const char *what,
 			       u64 addr, u32 size, u64 needed, u32 *n_pages);
@@ -446,6 +506,7 @@ int dray_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int dray_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* mr.c */
+struct ib_mr *dray_get_dma_mr(struct ib_pd *ibpd, int access_flags);
 struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access_flags,
 			       struct ib_udata *udata);
@@ -456,6 +517,8 @@ int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct ib_udata *udata);
 int dray_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 void dray_cq_event(struct dray_dev *dev, u32 cqn, u8 type);
+int dray_cq_publish(struct dray_dev *dev, struct dray_cq *cq);
+void dray_cq_unpublish(struct dray_dev *dev, struct dray_cq *cq);
 
 /* qp.c */
 int dray_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
@@ -466,6 +529,40 @@ int dray_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_qp_init_attr *init_attr);
 int dray_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void dray_qp_event(struct dray_dev *dev, u32 qpn, u8 type, u64 data1);
+int dray_qp_check_init_attr(struct dray_dev *dev,
+			    const struct ib_qp_init_attr *ia);
+int dray_qp_publish(struct dray_dev *dev, struct dray_qp *qp);
+void dray_qp_unpublish(struct dray_dev *dev, struct dray_qp *qp);
+
+/* kverbs.c: the kernel consumers' UAR, rings and doorbells */
+int dray_kuar_create(struct dray_dev *dev);
+void dray_kuar_destroy(struct dray_dev *dev);
+void dray_kuar_free(struct dray_dev *dev);
+int dray_kring_alloc(struct dray_dev *dev, struct dray_kring *ring,
+		     u64 bytes);
+void dray_kring_free(struct dray_dev *dev, struct dray_kring *ring);
+int dray_kring_mtt(struct dray_dev *dev, const struct dray_kring *ring,
+		   struct dray_mtt *mtt);
+void dray_kick_if_idle(struct dray_dev *dev);
+
+/* kcq.c: kernel CQs */
+int dray_kcq_create(struct dray_dev *dev, struct dray_cq *cq,
+		    const struct ib_cq_init_attr *attr);
+void dray_kcq_free(struct dray_dev *dev, struct dray_cq *cq);
+int dray_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int dray_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void dray_kcq_clean(struct dray_cq *cq, u32 qpn);
+
+/* kqp.c: kernel QPs */
+int dray_kqp_create(struct dray_dev *dev, struct dray_qp *qp,
+		    struct ib_qp_init_attr *ia);
+void dray_kqp_free(struct dray_dev *dev, struct dray_qp *qp);
+void dray_kqp_reset(struct dray_qp *qp);
+void dray_kqp_clean_cqs(struct dray_qp *qp);
+int dray_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr);
+int dray_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
 
 /* ah.c */
 int dray_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,

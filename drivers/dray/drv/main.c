@@ -95,6 +95,9 @@ static int dray_probe(struct dray_dev *dev)
 			     dray_comp_eq_log_depth(&dev->caps), DRAY_VEC_COMP);
 	if (ret)
 		goto destroy_async_eq;
+	ret = dray_kuar_create(dev);
+	if (ret)
+		goto destroy_comp_eq;
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->node_guid = dev->caps.node_guid;
@@ -106,6 +109,14 @@ static int dray_probe(struct dray_dev *dev)
 	ib_set_device_ops(ibdev, &dray_dev_ops);
 	return 0;
 
+destroy_comp_eq:
+	dray_eq_destroy(dev, &dev->comp_eq);
+	dray_eq_destroy(dev, &dev->async_eq);
+	dray_aq_destroy(dev);
+	dray_eq_free(dev, &dev->comp_eq);
+	dray_eq_free(dev, &dev->async_eq);
+	destroy_workqueue(dev->wq);
+	return ret;
 destroy_async_eq:
 	dray_eq_destroy(dev, &dev->async_eq);
 	dray_aq_destroy(dev);
@@ -127,10 +138,12 @@ destroy_wq:
 static void dray_unprobe(struct dray_dev *dev)
 {
 	destroy_workqueue(dev->wq);
+	dray_kuar_destroy(dev);
 	dray_eq_destroy(dev, &dev->comp_eq);
 	dray_eq_destroy(dev, &dev->async_eq);
 	/* The reset makes the device forget every object still left. */
 	dray_aq_destroy(dev);
+	dray_kuar_free(dev);
 	dray_eq_free(dev, &dev->comp_eq);
 	dray_eq_free(dev, &dev->async_eq);
 	/* Only objects the core failed to destroy; it already complained. */

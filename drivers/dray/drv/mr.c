@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray driver: memory regions of user memory.
+ * dray driver: memory regions of user memory, and the kernel's DMA MR.
  *
  * The pages are pinned with ib_umem_get() and described to the device in
  * 4 KiB blocks through an MTT; the device enforces PD, range and access
@@ -147,6 +147,55 @@ struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		kfree(mr);
 		return ERR_PTR(ret);
 	}
+	return &mr->ibmr;
+}
+
+/**
+ * dray_get_dma_mr() - the DMA MR of a kernel PD
+ * @ibpd: the PD
+ * @access_flags: IB_ACCESS_* rights
+ *
+ * A physical MR of the device (DRAY_MR_F_PHYSICAL): addresses in it are
+ * bus addresses from the DMA API, the device checks PD and rights on
+ * every use as for any MR. The core asks for remote rights only for a
+ * PD created with IB_PD_UNSAFE_GLOBAL_RKEY; the wire can then reach all
+ * of memory through the rkey, which is what that flag means.
+ *
+ * Context: process, may sleep.
+ */
+struct ib_mr *dray_get_dma_mr(struct ib_pd *ibpd, int access_flags)
+{
+	struct dray_dev *dev = to_ddev(ibpd->device);
+	struct dray_mr_params p = {
+		.pdn = to_dpd(ibpd)->pdn,
+		.access = dray_access_to_hw(access_flags),
+		.flags = DRAY_MR_F_PHYSICAL,
+	};
+	struct dray_mr *mr;
+	u32 key;
+	int ret;
+
+	if (access_flags & ~(DRAY_MR_ACCESS_HW | DRAY_MR_ACCESS_IGNORED)) {
+		ddev_dbg_rl(dev, "get_dma_mr: access %#x has unsupported flags\n",
+			    access_flags);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if ((access_flags & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access_flags & IB_ACCESS_LOCAL_WRITE)) {
+		ddev_dbg_rl(dev, "get_dma_mr: access %#x: remote write/atomic needs local write\n",
+			    access_flags);
+		return ERR_PTR(-EINVAL);
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	ret = dray_cmd_create_mr(dev, &p, &key);
+	if (ret) {
+		kfree(mr);
+		return ERR_PTR(ret);
+	}
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
 	return &mr->ibmr;
 }
 

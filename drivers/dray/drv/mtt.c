@@ -137,6 +137,60 @@ free_arrays:
 	return ret;
 }
 
+/**
+ * dray_mtt_build_contig() - describe a bus-contiguous buffer to the device
+ * @dev: the device
+ * @dma: bus address of the buffer, 4 KiB aligned
+ * @n_data: its number of 4 KiB pages
+ * @mtt: receives the table; release with dray_mtt_free()
+ *
+ * Context: process, may sleep.
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int dray_mtt_build_contig(struct dray_dev *dev, dma_addr_t dma, u32 n_data,
+			  struct dray_mtt *mtt)
+{
+	struct device *dma_dev = dray_dma_dev(dev);
+	u32 i, p;
+	int ret;
+
+	if (!n_data || !IS_ALIGNED(dma, DRAY_PAGE_SIZE))
+		return -EINVAL;
+	mtt->n_data = n_data;
+	mtt->n_mtt = DIV_ROUND_UP(n_data, DRAY_MTT_DATA_ENTRIES);
+	mtt->pages = kvcalloc(mtt->n_mtt, sizeof(*mtt->pages), GFP_KERNEL);
+	mtt->dma = kvcalloc(mtt->n_mtt, sizeof(*mtt->dma), GFP_KERNEL);
+	if (!mtt->pages || !mtt->dma) {
+		ret = -ENOMEM;
+		goto free_arrays;
+	}
+	ret = mtt_alloc_pages(dev, mtt);
+	if (ret)
+		goto free_arrays;
+
+	for (p = 0; p < mtt->n_mtt; p++) {
+		__le64 *tbl = page_address(mtt->pages[p]);
+
+		for (i = 0; i < DRAY_MTT_DATA_ENTRIES; i++) {
+			u32 n = p * DRAY_MTT_DATA_ENTRIES + i;
+
+			if (n == n_data)
+				break;
+			tbl[i] = cpu_to_le64(dma + ((u64)n << DRAY_PAGE_SHIFT));
+		}
+		if (p + 1 < mtt->n_mtt)
+			tbl[DRAY_MTT_DATA_ENTRIES] = cpu_to_le64(mtt->dma[p + 1]);
+		dma_sync_single_for_device(dma_dev, mtt->dma[p], DRAY_PAGE_SIZE,
+					   DMA_TO_DEVICE);
+	}
+	return 0;
+
+free_arrays:
+	kvfree(mtt->dma);
+	kvfree(mtt->pages);
+	return ret;
+}
+
 /* Only after the command that handed the MTT to the device completed. */
 void dray_mtt_free(struct dray_dev *dev, struct dray_mtt *mtt)
 {

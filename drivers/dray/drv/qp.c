@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray driver: queue pairs. Reliable connected only, for now.
+ * dray driver: queue pairs, reliable connected (RC) and unreliable
+ * datagram (UD). UD send WQEs name an address handle by its device
+ * number (ah.c, returned to the provider by create_ah).
  *
- * The SQ and RQ rings live in user memory allocated by the provider: each
+ * A user QP's SQ and RQ rings live in user memory allocated by the
+ * provider (a kernel QP's in kernel memory, see kqp.c): each
  * a 64-byte doorbell record, then 2^log_depth WQEs of 2^log_stride bytes
  * (dray_queue.h). The driver checks the geometry against the verb's caps
  * and the device's limits, pins both rings and hands the device their
@@ -69,10 +72,23 @@ static_assert((int)DRAY_MTU_4096 == IB_MTU_4096);
 /* Attributes modify_qp accepts. */
 #define DRAY_QP_ATTR_SUPPORTED	DRAY_QP_ATTR_HW
 
+/*
+ * The remote FLUSH rights (IB_UVERBS_ACCESS_FLUSH_GLOBAL and
+ * IB_UVERBS_ACCESS_FLUSH_PERSISTENT, bits 8 and 9, named from Linux 6.2 on;
+ * 6.1 passes them through from user space unnamed). The device has no
+ * FLUSH operation: it reports no FLUSH capability and MRs refuse these
+ * rights. On a QP they therefore permit nothing; they are accepted and
+ * dropped (not handed to the device), as drivers without FLUSH (mlx5) do,
+ * so that a consumer that asks for every right a QP may need still gets
+ * its QP.
+ */
+#define DRAY_QP_ACCESS_FLUSH	0x300
+
 #define DRAY_QP_ACCESS_SUPPORTED (IB_ACCESS_LOCAL_WRITE | \
 				  IB_ACCESS_REMOTE_WRITE | \
 				  IB_ACCESS_REMOTE_READ | \
-				  IB_ACCESS_REMOTE_ATOMIC)
+				  IB_ACCESS_REMOTE_ATOMIC | \
+				  DRAY_QP_ACCESS_FLUSH)
 
 #define DRAY_PSN_MASK		0xffffffU
 
@@ -182,14 +198,14 @@ put_qp:
 
 /* ---- create and destroy ------------------------------------------------ */
 
-static int dray_qp_check_init_attr(struct dray_dev *dev,
-				   const struct ib_qp_init_attr *ia)
+int dray_qp_check_init_attr(struct dray_dev *dev,
+			    const struct ib_qp_init_attr *ia)
 {
 	const struct ib_qp_cap *cap = &ia->cap;
 	const struct dray_caps *c = &dev->caps;
 
-	if (ia->qp_type != IB_QPT_RC) {
-		ddev_dbg_rl(dev, "create_qp: type %u not supported (RC only)\n",
+	if (ia->qp_type != IB_QPT_RC && ia->qp_type != IB_QPT_UD) {
+		ddev_dbg_rl(dev, "create_qp: type %u not supported (RC and UD only)\n",
 			    ia->qp_type);
 		return -EOPNOTSUPP;
 	}
@@ -199,7 +215,7 @@ static int dray_qp_check_init_attr(struct dray_dev *dev,
 		return -EOPNOTSUPP;
 	}
 	if (!ia->send_cq || !ia->recv_cq) {
-		ddev_dbg_rl(dev, "create_qp: an RC QP needs a send and a receive CQ\n");
+		ddev_dbg_rl(dev, "create_qp: a QP needs a send and a receive CQ\n");
 		return -EINVAL;
 	}
 	if (cap->max_send_wr > c->max_qp_wr || cap->max_recv_wr > c->max_qp_wr) {
@@ -323,7 +339,7 @@ static int dray_qp_setup(struct dray_dev *dev, struct dray_qp *qp,
 			 const struct dray_create_qp_cmd *cmd, u32 uar_index)
 {
 	struct dray_qp_params p = {
-		.type = DRAY_QPT_RC,
+		.type = ia->qp_type == IB_QPT_UD ? DRAY_QPT_UD : DRAY_QPT_RC,
 		.sq_log_depth = cmd->sq_log_depth,
 		.sq_log_stride = cmd->sq_log_stride,
 		.rq_log_depth = cmd->rq_log_depth,
@@ -401,13 +417,19 @@ static int dray_qp_teardown(struct dray_dev *dev, struct dray_qp *qp)
 		dqp_err(qp, "destroy failed (%d), rings leaked\n", ret);
 		return 0;
 	}
+	if (qp->kqp) {
+		/* No CQE of the QP is left for poll_cq to look it up by. */
+		dray_kqp_clean_cqs(qp);
+		dray_kqp_free(dev, qp);
+		return 0;
+	}
 	ib_umem_release(qp->rq_umem);
 	ib_umem_release(qp->sq_umem);
 	return 0;
 }
 
-/* Make the QP findable by events. */
-static int dray_qp_publish(struct dray_dev *dev, struct dray_qp *qp)
+/* Make the QP findable by events (and kernel QPs by poll_cq). */
+int dray_qp_publish(struct dray_dev *dev, struct dray_qp *qp)
 {
 	int ret;
 
@@ -421,17 +443,14 @@ static int dray_qp_publish(struct dray_dev *dev, struct dray_qp *qp)
 }
 
 /* Stop event dispatch to the QP and wait for events in flight. */
-static void dray_qp_unpublish(struct dray_dev *dev, struct dray_qp *qp)
+void dray_qp_unpublish(struct dray_dev *dev, struct dray_qp *qp)
 {
 	xa_erase_bh(&dev->qps, qp->qpn);
 	dray_qp_put(qp);
 	wait_for_completion(&qp->unused);
 }
 
-/*
- * Only user QPs exist so far: a kernel QP needs rings in kernel memory
- * and post_send/post_recv, which come with the kernel verbs.
- */
+/* A kernel QP (no udata) has its rings in kernel memory: see kqp.c. */
 int dray_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata)
 {
@@ -443,7 +462,7 @@ int dray_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	int ret;
 
 	if (!udata)
-		return -EOPNOTSUPP;
+		return dray_kqp_create(dev, qp, init_attr);
 	uctx = rdma_udata_to_drv_context(udata, struct dray_ucontext,
 					 ibucontext);
 	ret = dray_qp_check_init_attr(dev, init_attr);
@@ -713,6 +732,8 @@ int dray_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto unlock;
 	}
 	dray_qp_modified(qp, attr, mask, next);
+	if (qp->kqp && next == IB_QPS_RESET)
+		dray_kqp_reset(qp);
 unlock:
 	mutex_unlock(&qp->lock);
 	return ret;
@@ -732,8 +753,12 @@ static void dray_qp_ah_attr_from_hw(struct rdma_ah_attr *ah,
 	memcpy(ah->roce.dmac, path->dmac, ETH_ALEN);
 }
 
-static bool dray_qp_has_path(const struct dray_qp_attr_params *p)
+/* Only a connected QP has a path; a UD QP's are in its AHs. */
+static bool dray_qp_has_path(const struct dray_qp *qp,
+			     const struct dray_qp_attr_params *p)
 {
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return false;
 	return (p->mask & DRAY_QP_ATTR_AV) ||
 	       (p->state >= IB_QPS_RTR && p->state <= IB_QPS_SQE);
 }
@@ -763,7 +788,7 @@ static int dray_qp_attr_from_hw(struct dray_qp *qp,
 	if (p->access & DRAY_ACCESS_REMOTE_ATOMIC)
 		attr->qp_access_flags |= IB_ACCESS_REMOTE_ATOMIC;
 	attr->cap = qp->cap;
-	if (dray_qp_has_path(p))
+	if (dray_qp_has_path(qp, p))
 		dray_qp_ah_attr_from_hw(&attr->ah_attr, &p->path);
 	attr->pkey_index = 0;
 	attr->en_sqd_async_notify = READ_ONCE(qp->sqd_notify);

@@ -386,10 +386,9 @@ static void dray_disassociate_ucontext(struct ib_ucontext *ibuctx)
 
 /*
  * Kernel verbs (get_dma_mr, post_send, post_recv, poll_cq, req_notify_cq)
- * are not provided yet: without them the core marks the device as no
- * kverbs provider, and kernel ULPs (MAD, CM, IPoIB, ...) leave it alone.
- * User space posts and polls in the provider. resize_cq is not supported:
- * the core answers it with -EOPNOTSUPP.
+ * work on kernel CQs and QPs only (kcq.c, kqp.c); user space posts and
+ * polls in the provider. resize_cq is not supported: the core answers it
+ * with -EOPNOTSUPP.
  */
 const struct ib_device_ops dray_dev_ops = {
 	.owner = THIS_MODULE,
@@ -412,16 +411,21 @@ const struct ib_device_ops dray_dev_ops = {
 	.destroy_qp = dray_destroy_qp,
 	.disassociate_ucontext = dray_disassociate_ucontext,
 	.get_dev_fw_str = dray_get_dev_fw_str,
+	.get_dma_mr = dray_get_dma_mr,
 	.get_link_layer = dray_get_link_layer,
 	.get_port_immutable = dray_get_port_immutable,
 	.mmap = dray_mmap,
 	.mmap_free = dray_mmap_free,
 	.modify_qp = dray_modify_qp,
+	.poll_cq = dray_poll_cq,
+	.post_recv = dray_post_recv,
+	.post_send = dray_post_send,
 	.query_device = dray_query_device,
 	.query_pkey = dray_query_pkey,
 	.query_port = dray_query_port,
 	.query_qp = dray_query_qp,
 	.reg_user_mr = dray_reg_user_mr,
+	.req_notify_cq = dray_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, dray_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, dray_cq, ibcq),

@@ -279,6 +279,10 @@ void dray_qp_table_free(struct dray_context *ctx);
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
+/* The extended send API of a UD QP: SENDs only. */
+#define DRAY_UD_SEND_OPS_FLAGS						\
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+
 /* cq.c: data path of the completion queues */
 int dray_poll_cq(struct ibv_cq *ibcq, int nwc, struct ibv_wc *wc);
 int dray_arm_cq(struct ibv_cq *ibcq, int solicited_only);

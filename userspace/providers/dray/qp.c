@@ -187,6 +187,24 @@ static int dray_rc_wqe_opcode(enum ibv_wr_opcode opcode)
 	}
 }
 
+/* Send opcode for a UD QP (SEND with or without immediate), or -1. */
+static int dray_ud_wqe_opcode(enum ibv_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IBV_WR_SEND:
+		return DRAY_WQE_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return DRAY_WQE_SEND_IMM;
+	default:
+		return -1;
+	}
+}
+
+static inline bool dray_qp_is_ud(const struct dray_qp *qp)
+{
+	return qp->vqp.qp.qp_type == IBV_QPT_UD;
+}
+
 /* Operations that carry a payload from local memory may carry it inline. */
 static inline bool dray_wqe_op_inline_ok(uint8_t opcode)
 {
@@ -297,9 +315,20 @@ static int dray_post_send_check(struct dray_qp *qp,
 		return EINVAL;
 	}
 	if (unlikely(opcode < 0)) {
-		verbs_err(vctx, "QP %u: opcode %d not supported on RC\n", qpn,
-			  wr->opcode);
+		verbs_err(vctx, "QP %u: opcode %d not supported on %s\n", qpn,
+			  wr->opcode, dray_qp_is_ud(qp) ? "UD" : "RC");
 		return EINVAL;
+	}
+	if (dray_qp_is_ud(qp)) {
+		if (unlikely(!wr->wr.ud.ah)) {
+			verbs_err(vctx, "QP %u: UD send without an AH\n", qpn);
+			return EINVAL;
+		}
+		if (unlikely(wr->wr.ud.remote_qpn >> DRAY_QPN_BITS)) {
+			verbs_err(vctx, "QP %u: remote_qpn %#x is not 24 bits\n",
+				  qpn, wr->wr.ud.remote_qpn);
+			return EINVAL;
+		}
 	}
 	if (unlikely(wr->send_flags & ~DRAY_SEND_FLAGS)) {
 		verbs_err(vctx, "QP %u: send_flags %#x (supported %#x)\n", qpn,
@@ -380,6 +409,11 @@ static void dray_write_send_wqe(struct dray_qp *qp,
 	default:
 		break;
 	}
+	if (dray_qp_is_ud(qp)) {
+		wqe->u.ud.ah = htole32(to_dray_ah(wr->wr.ud.ah)->ahn);
+		wqe->u.ud.remote_qpn = htole32(wr->wr.ud.remote_qpn);
+		wqe->u.ud.remote_qkey = htole32(wr->wr.ud.remote_qkey);
+	}
 
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		uint8_t *dst = (uint8_t *)(wqe + 1);
@@ -414,7 +448,8 @@ int dray_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_lock(&sq->lock);
 	start = sq->head;
 	for (; wr; wr = wr->next) {
-		int opcode = dray_rc_wqe_opcode(wr->opcode);
+		int opcode = dray_qp_is_ud(qp) ? dray_ud_wqe_opcode(wr->opcode) :
+						 dray_rc_wqe_opcode(wr->opcode);
 
 		err = dray_post_send_check(qp, wr, opcode);
 		if (unlikely(err)) {
@@ -685,6 +720,27 @@ static void dray_wr_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 	}
 }
 
+/* UD: where the WQE being built goes (an AH of the QP's PD). */
+static void dray_wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
+				uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct dray_qp *qp = to_dray_qp_ex(ibqpx);
+	struct verbs_context *vctx = &to_dray_ctx(qp->vqp.qp.context)->ibv_ctx;
+	struct dray_sq_wqe *wqe = qp->wr_cur;
+
+	if (unlikely(!wqe))
+		return;
+	if (unlikely(!ah || remote_qpn >> DRAY_QPN_BITS)) {
+		verbs_err(vctx, "QP %u: UD address: AH %p, remote_qpn %#x\n",
+			  qp->vqp.qp.qp_num, ah, remote_qpn);
+		dray_wr_fail(qp, EINVAL);
+		return;
+	}
+	wqe->u.ud.ah = htole32(to_dray_ah(ah)->ahn);
+	wqe->u.ud.remote_qpn = htole32(remote_qpn);
+	wqe->u.ud.remote_qkey = htole32(remote_qkey);
+}
+
 static void dray_wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
 				 const struct ibv_sge *sg_list)
 {
@@ -792,6 +848,8 @@ void dray_qp_fill_wr_ops(struct dray_qp *qp, uint64_t send_ops_flags)
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		ibqpx->wr_atomic_fetch_add = dray_wr_atomic_fetch_add;
 
+	if (dray_qp_is_ud(qp))
+		ibqpx->wr_set_ud_addr = dray_wr_set_ud_addr;
 	ibqpx->wr_set_sge = dray_wr_set_sge;
 	ibqpx->wr_set_sge_list = dray_wr_set_sge_list;
 	ibqpx->wr_set_inline_data = dray_wr_set_inline_data;

@@ -352,15 +352,23 @@ static void dray_wq_destroy(struct dray_wq *wq)
 	free(wq->wrid);
 }
 
+/*
+ * CREATE_FLAGS is accepted with no flag set (nothing asked for): the
+ * device supports none of the ibv_qp_create_flags.
+ */
 #define DRAY_CREATE_QP_COMP_MASK \
-	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | \
+	 IBV_QP_INIT_ATTR_CREATE_FLAGS)
 
 static int dray_check_qp_init_attr(struct dray_context *ctx,
 				   const struct ibv_qp_init_attr_ex *attr)
 {
 	const struct ibv_qp_cap *cap = &attr->cap;
 
-	if (attr->qp_type != IBV_QPT_RC) {
+	uint64_t send_ops = attr->qp_type == IBV_QPT_UD ?
+			    DRAY_UD_SEND_OPS_FLAGS : DRAY_SEND_OPS_FLAGS;
+
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
 		verbs_err(&ctx->ibv_ctx, "unsupported QP type %d\n",
 			  attr->qp_type);
 		return EOPNOTSUPP;
@@ -371,16 +379,22 @@ static int dray_check_qp_init_attr(struct dray_context *ctx,
 			  attr->comp_mask, DRAY_CREATE_QP_COMP_MASK);
 		return EOPNOTSUPP;
 	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags) {
+		verbs_err(&ctx->ibv_ctx, "unsupported QP create_flags %#x\n",
+			  attr->create_flags);
+		return EOPNOTSUPP;
+	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
 		verbs_err(&ctx->ibv_ctx, "QP without a PD\n");
 		return EINVAL;
 	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    !check_comp_mask(attr->send_ops_flags, DRAY_SEND_OPS_FLAGS)) {
+	    !check_comp_mask(attr->send_ops_flags, send_ops)) {
 		verbs_err(&ctx->ibv_ctx,
 			  "unsupported send_ops_flags %#llx (supported %#llx)\n",
 			  (unsigned long long)attr->send_ops_flags,
-			  (unsigned long long)DRAY_SEND_OPS_FLAGS);
+			  (unsigned long long)send_ops);
 		return EOPNOTSUPP;
 	}
 	if (attr->srq) {
@@ -484,6 +498,7 @@ static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 	struct dray_ucmd_create_qp cmd = {};
 	unsigned int sq_log_depth, sq_log_stride;
 	unsigned int rq_log_depth, rq_log_stride;
+	struct ibv_qp_init_attr_ex cmd_attr;
 	struct dray_qp *qp;
 	uint32_t stride;
 	int err;
@@ -530,8 +545,12 @@ static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 	/*
 	 * The kernel sees the capabilities as asked for (and checks them
 	 * against the device); the geometry is in the driver command.
+	 * ibv_cmd_create_qp_ex() takes no CREATE_FLAGS, and none is set
+	 * (dray_check_qp_init_attr): the command gets a copy without it.
 	 */
-	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+	cmd_attr = *attr;
+	cmd_attr.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &cmd_attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err) {
 		verbs_err(&ctx->ibv_ctx,

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dray NIC model: the RoCEv2 unreliable datagram (UD) service, implemented
+ * in dev_ud.c. The RC transport's entry points (dev_xport.h) hand UD QPs
+ * and UD frames over to the functions below; the engine does not know the
+ * difference.
+ *
+ * Send: every send WQE becomes one packet, UD SEND Only (with Immediate):
+ * BTH, DETH (Q_Key, source QP), the payload copied into the frame, ICRC.
+ * The destination comes from the address handle the WQE names (an AH of
+ * the QP's PD); the payload must fit the port's active MTU. A WQE
+ * completes as soon as its frame is handed to the port (UD is
+ * unreliable: a frame the port drops still completes successfully). An
+ * error completion moves the QP to SQE (IBTA vol. 1 10.3.1: unreliable
+ * service types); in SQE every send WQE completes with WR_FLUSH_ERR and
+ * the receive side works on.
+ *
+ * Receive: a frame for a UD QP in RTR, RTS, SQD or SQE whose P_Key and
+ * Q_Key match takes the next receive WQE; without one it is dropped and
+ * counted (UD is unreliable). The WQE receives a 40-byte GRH, then the
+ * payload: the IPv6 header of the packet, or for IPv4 20 zero bytes and
+ * the IPv4 header (the layout libibverbs' ibv_init_ah_from_wc() expects
+ * for RoCEv2). Errors placing it (receive WQE too short, malformed, or
+ * a refused SGE) complete the WQE in error and move the QP to ERR.
+ *
+ * Locking: everything runs on the engine thread with engine.lock held;
+ * it protects struct dray_ud_qp.
+ */
+#ifndef DRAY_DEV_UD_H
+#define DRAY_DEV_UD_H
+
+#include <linux/types.h>
+
+struct dray_hw;
+struct dray_hw_qp;
+struct dray_xp_rxpkt;
+struct dray_wire_l3;
+
+/*
+ * What UD reports in a CQE's vendor_err besides the IBTA status: the
+ * transport's range (below 0x80, dev_xport.h) from 0x40 on.
+ */
+enum dray_ud_vendor_err {
+	DRAY_UD_VERR_AH		= 0x40,	/* AH unknown or of another PD */
+	DRAY_UD_VERR_QPN	= 0x41,	/* remote_qpn wider than 24 bits */
+	DRAY_UD_VERR_MTU	= 0x42,	/* payload longer than the MTU */
+	DRAY_UD_VERR_RECV_LEN	= 0x43,	/* GRH + payload > receive WQE */
+	DRAY_UD_VERR_RECV_WQE	= 0x44,	/* malformed receive WQE */
+	DRAY_UD_VERR_RECV_SGE	= 0x45,	/* a receive SGE was refused */
+};
+
+/* Per-QP UD state, in struct dray_hw_qp; zero in RESET. */
+struct dray_ud_qp {
+	u32			psn;		/* PSN of the next packet */
+	bool			stall;		/* no memory: retry on the timer */
+	u64			rx_no_wqe;	/* dropped: no receive WQE */
+	u64			rx_qkey_errors;	/* dropped: Q_Key mismatch */
+	struct dray_hw_swqe	wqe;		/* the send WQE being sent */
+	struct dray_hw_rwqe	rwqe;		/* the receive WQE being filled */
+};
+
+/* Hooks of dev_xport.c, for QPs of type DRAY_QPT_UD. */
+void dray_ud_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
+		    u8 old_state);
+bool dray_ud_want_run(struct dray_hw_qp *qp);
+void dray_ud_send(struct dray_hw *hw, struct dray_hw_qp *qp);
+void dray_ud_timer(struct dray_hw *hw, struct dray_hw_qp *qp);
+/*
+ * Hook of dray_xport_rx() for a UD opcode: the frame is validated up to
+ * its transport headers and its ICRC, and @qp is its destination QP (of
+ * any type). @ip is a copy of its IP header. Consumes rx->skb.
+ */
+void dray_ud_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
+		struct dray_xp_rxpkt *rx, const u8 *ip,
+		const struct dray_wire_l3 *l3);
+
+#endif /* DRAY_DEV_UD_H */
