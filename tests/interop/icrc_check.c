@@ -137,7 +137,7 @@ static uint32_t icrc(const uint8_t *l3, size_t l3_len, bool ipv6,
 }
 
 /* One frame from its network header: @proto is the ethertype. */
-static void frame(unsigned long no, uint16_t proto, const uint8_t *p,
+static void check_frame(unsigned long no, uint16_t proto, const uint8_t *p,
 		  size_t caplen, size_t wirelen)
 {
 	char addr[INET6_ADDRSTRLEN];
@@ -289,8 +289,8 @@ int main(int argc, char **argv)
 			proto = get_be16(buf);
 			l2 = 20;
 		}
-		frame(no, proto, buf + l2, caplen - l2,
-		      wirelen >= l2 ? wirelen - l2 : 0);
+		check_frame(no, proto, buf + l2, caplen - l2,
+			    wirelen >= l2 ? wirelen - l2 : 0);
 	}
 	fclose(f);
 
