@@ -12,6 +12,8 @@
 #   make smoke         RC data-path smoke lane in the VM (not yet in `test`)
 #   make kverbs        kernel-verbs tests (tests/kverbs/dray_ktest.ko) in the VM
 #   make interop       wire interop with Soft-RoCE (rxe) in the VM (not in `test`)
+#   make cm            RDMA CM over the GSI QP in the VM (tests/cm/run.sh)
+#   make pyverbs       rdma-core's pyverbs suite against dray0 in the VM
 
 KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
 KDIR ?= /usr/src/linux-headers-$(KVER)
@@ -25,7 +27,7 @@ KSRC := Kbuild drivers include
 KTEST := $(BUILD)/ktest
 
 .PHONY: all module kmod ktest-mod provider unit selftests check demo test smoke \
-	kverbs interop clean
+	kverbs interop cm pyverbs clean
 
 all: module provider
 
@@ -74,6 +76,12 @@ interop: module provider
 	$(MAKE) -C tests/rdma
 	$(MAKE) -C tests/interop
 	scripts/vm-run.sh --timeout 2400 --module $(BUILD)/dray.ko -- tests/interop/interop.sh
+
+cm: module provider
+	scripts/vm-run.sh --timeout 900 --module $(BUILD)/dray.ko -- tests/cm/run.sh
+
+pyverbs: module provider
+	scripts/vm-run.sh --timeout 3600 --module $(BUILD)/dray.ko -- tests/pyverbs/run.sh dray
 
 clean:
 	rm -rf $(KMOD) $(KTEST) $(BUILD)/dray.ko

@@ -15,19 +15,20 @@
 #              (BW average, MB/s as perftest prints it: 10^6 B/s)
 #   msg rate   ib_write_bw -s 8 (MsgRate, Mpps)
 #   latency    ib_write_lat, ib_send_lat, ib_read_lat -s 2 (t_typical, us)
-#   syscalls   during ib_write_bw -s 64 KiB -n 1000:
-#              dray: the provider's counters (DRAY_STATS=1: wake-up calls
-#              per posted WR, printed by the provider at exit);
-#              both kinds: strace -f -c of the client's ioctl and write
-#              calls, counted for -n 100 and -n 1000; the difference per
-#              WR leaves out the set-up calls (contexts, MRs, QPs, the
-#              TCP exchange), the whole -n 1000 run per WR keeps them
+#   wake-ups   dray: the provider's counters (DRAY_STATS=1 in every dray
+#              run; the provider prints them at exit): wake-up calls
+#              (DRAY_IB_METHOD_KICK) per posted WR
+#   syscalls   strace -f -c of the client's ioctl and write calls during
+#              ib_write_bw -s 64 KiB, counted for -n 100 and -n 500: the
+#              difference per WR leaves out the set-up calls (contexts,
+#              MRs, QPs, the TCP exchange); the whole -n 500 run per WR
+#              keeps them. Both kinds.
 #   per run    frames each end of the pair sent per iteration (veth0:
 #              the client's requests, veth1: the server's ACKs and
-#              responses) and the share of guest CPU time left idle;
-#              in the DRAY_STATS run also the engine threads' voluntary
-#              context switches (sleeps), CPU time and time spent
-#              runnable but waiting for a CPU
+#              responses), the share of guest CPU time left idle, and for
+#              dray the engine threads' voluntary context switches
+#              (sleeps) per iteration, their CPU time and the time they
+#              were runnable but waiting for a CPU (/proc/PID/schedstat)
 #
 # A failed or insane run (perftest's cycle calibration sometimes fails
 # under TCG: every figure is then inf or 0) is tried again, twice at most
@@ -72,9 +73,9 @@ MEAS=(
 	"read_lat_2 ib_read_lat 2 500 lat us"
 )
 # syscall runs: ib_write_bw of this size, a short and a long run
-SC_SIZE=65536 SC_N0=100 SC_N1=1000
+SC_SIZE=65536 SC_N0=100 SC_N1=500
 
-declare -A VALS RES
+declare -A VALS WAKE RES
 
 say() {
 	echo "# bench: $*"
@@ -122,6 +123,18 @@ perftest_pair() {
 		"$* $prog -d $a -x $(gid_v4 "$a") $opts $ADDR_B"
 }
 
+# show_fail OUT: why a pair_run failed. perftest's error messages go to
+# stderr, unbuffered, and so land before its buffered stdout: show the
+# lines that look like errors, then the end.
+show_fail() {
+	local f
+	for f in "$1.cli" "$1.srv"; do
+		grep -iE "error|fail|unable|couldn|cannot|exceed|timed? ?out|problem" "$f" |
+			grep -v "^ *#bytes" | sed "s|^|# ${f##*.}: |" | head -n 6
+	done
+	tail -n 1 "$1.cli" | sed 's/^/# /'
+}
+
 # one KIND MEAS-LINE: one run; prints the figure and, for dray, the
 # provider's wake-up calls per posted WR (DRAY_STATS=1), or nothing when
 # the run failed or perftest's figures are not sane
@@ -130,7 +143,7 @@ one() {
 	read -r name prog size iters fig unit <<<"$2"
 	[[ $kind == dray ]] && pre=(env DRAY_STATS=1)
 	if ! perftest_pair "$TMP/run" 120 "$kind" "$prog" "$size" "$iters" "${pre[@]}"; then
-		sed 's/^/# /' "$TMP/run.cli" | tail -n 5 >&2
+		show_fail "$TMP/run" >&2
 		return 1
 	fi
 	if [[ $kind == dray ]]; then
@@ -146,10 +159,13 @@ one() {
 	echo "$(perf_figures "$TMP/run.cli" "$col" | tail -n 1) ${k:--}"
 }
 
-# snap: "veth0_tx veth1_tx cpu_idle cpu_total" of the moment (frames sent
-# by each end of the pair; guest CPU time in USER_HZ ticks, /proc/stat)
+# snap: "veth0_tx veth1_tx cpu_idle cpu_total eng_vcsw eng_run_ns
+# eng_wait_ns" of the moment: frames sent by each end of the pair; guest
+# CPU time in USER_HZ ticks (/proc/stat); dray's engine threads
+# (dray-eng/*): voluntary context switches, time on a CPU and time
+# runnable but waiting for one (/proc/PID/schedstat), 0 for rxe
 snap() {
-	local a b line t=0 i f
+	local a b line t=0 i f p c vcsw=0 ns=0 wns=0 run wait
 	read -r a </sys/class/net/veth0/statistics/tx_packets
 	read -r b </sys/class/net/veth1/statistics/tx_packets
 	read -r line </proc/stat
@@ -158,19 +174,34 @@ snap() {
 	for ((i = 0; i < 8 && i < ${#f[@]}; i++)); do
 		t=$((t + f[i]))
 	done
-	echo "$a $b $((f[3] + f[4])) $t"
+	for p in /proc/[0-9]*; do
+		read -r c 2>/dev/null <"$p/comm" || continue
+		[[ $c == dray-eng/* ]] || continue
+		read -r run wait _ 2>/dev/null <"$p/schedstat" &&
+			ns=$((ns + run)) wns=$((wns + wait))
+		while read -r line; do
+			[[ $line == voluntary_ctxt_switches:* ]] &&
+				vcsw=$((vcsw + ${line##*[[:space:]]}))
+		done 2>/dev/null <"$p/status"
+	done
+	echo "$a $b $((f[3] + f[4])) $t $vcsw $ns $wns"
 }
 
-# per_run BEFORE AFTER ITERS: frames each end sent per iteration, and the
-# share of guest CPU time that was idle during the run
+# per_run KIND BEFORE AFTER ITERS: frames each end sent per iteration,
+# the share of guest CPU time that was idle, dray's engine figures
 per_run() {
-	local a0 b0 i0 t0 a1 b1 i1 t1
-	read -r a0 b0 i0 t0 <<<"$1"
-	read -r a1 b1 i1 t1 <<<"$2"
+	local kind=$1 a0 b0 i0 t0 v0 r0 w0 a1 b1 i1 t1 v1 r1 w1
+	read -r a0 b0 i0 t0 v0 r0 w0 <<<"$2"
+	read -r a1 b1 i1 t1 v1 r1 w1 <<<"$3"
 	awk -v a=$((a1 - a0)) -v b=$((b1 - b0)) -v i=$((i1 - i0)) -v t=$((t1 - t0)) \
-		-v n="$3" 'BEGIN {
+		-v v=$((v1 - v0)) -v r=$((r1 - r0)) -v w=$((w1 - w0)) \
+		-v n="$4" -v k="$kind" 'BEGIN {
 		printf "frames/iteration %.2f + %.2f, guest CPU idle %d%%",
-			a / n, b / n, (t > 0 ? 100 * i / t : 0) }'
+			a / n, b / n, (t > 0 ? 100 * i / t : 0)
+		if (k == "dray")
+			printf ", engine sleeps/iteration %.2f, engine CPU %d ms, waiting for a CPU %d ms",
+				v / n, r / 1e6, w / 1e6
+	}'
 }
 
 # measure KIND REP: every measurement once (a bad run is tried again)
@@ -189,47 +220,18 @@ measure() {
 		if [[ -n $v ]]; then
 			read -r v k <<<"$v"
 			VALS[$kind.$name]+="$v"$'\n'
-			if [[ $k == - ]]; then k=''; else k=", wake-up calls/WR $k"; fi
+			if [[ $k == - ]]; then
+				k=''
+			else
+				WAKE[$kind.$name]+="$k"$'\n'
+				k=", wake-up calls/WR $k"
+			fi
 			say "rep $rep $kind $name $v ($(elapsed "$t0") s, $((try + 1)) runs;" \
-				"$(per_run "$s0" "$s1" "$iters")$k)"
+				"$(per_run "$kind" "$s0" "$s1" "$iters")$k)"
 		else
 			say "rep $rep $kind $name failed ($(elapsed "$t0") s)"
 		fi
 	done
-}
-
-# counters: "veth0_tx veth1_tx engine_vcsw engine_run_ns engine_wait_ns"
-# of the moment; the engine figures sum dray's engine threads
-# (dray-eng/*; /proc/PID/schedstat: on CPU, runnable waiting), 0 for rxe
-counters() {
-	local a b p c vcsw=0 ns=0 wns=0 run wait line
-	read -r a </sys/class/net/veth0/statistics/tx_packets
-	read -r b </sys/class/net/veth1/statistics/tx_packets
-	for p in /proc/[0-9]*; do
-		read -r c 2>/dev/null <"$p/comm" || continue
-		[[ $c == dray-eng/* ]] || continue
-		read -r run wait _ 2>/dev/null <"$p/schedstat" &&
-			ns=$((ns + run)) wns=$((wns + wait))
-		while read -r line; do
-			[[ $line == voluntary_ctxt_switches:* ]] &&
-				vcsw=$((vcsw + ${line##*[[:space:]]}))
-		done 2>/dev/null <"$p/status"
-	done
-	echo "$a $b $vcsw $ns $wns"
-}
-
-# frames KIND N BEFORE AFTER: per-WR figures of a run of N WRs
-frames() {
-	local kind=$1 n=$2 a0 b0 v0 t0 w0 a1 b1 v1 t1 w1
-	read -r a0 b0 v0 t0 w0 <<<"$3"
-	read -r a1 b1 v1 t1 w1 <<<"$4"
-	say "$kind frames: $(awk -v n="$n" -v a=$((a1 - a0)) -v b=$((b1 - b0)) \
-		-v v=$((v1 - v0)) -v t=$((t1 - t0)) -v w=$((w1 - w0)) -v k="$kind" 'BEGIN {
-		printf "veth0 sent %d (%.2f/WR), veth1 sent %d (%.2f/WR)", a, a / n, b, b / n
-		if (k == "dray")
-			printf ", engine sleeps %d (%.3f/WR), engine CPU %.1f ms (%.1f us/WR), engine runnable but waiting %.1f ms",
-				v, v / n, t / 1e6, t / 1e3 / n, w / 1e6
-	}')"
 }
 
 # strace_calls KIND N: the client's ioctl + write calls in a run of N WRs
@@ -240,7 +242,7 @@ strace_calls() {
 		next_port
 		perftest_pair "$TMP/sc" 300 "$kind" ib_write_bw "$SC_SIZE" "$n" \
 			strace -f -c -e trace=ioctl,write -o "$TMP/strace" && break
-		sed 's/^/# /' "$TMP/sc.cli" | tail -n 15 >&2
+		show_fail "$TMP/sc" >&2
 	done
 	[[ $try -lt 2 ]] || return 1
 	sed 's/^/# bench: strace -n '"$n"': /' "$TMP/strace" | grep -E "ioctl|write|calls" >&2
@@ -250,25 +252,7 @@ strace_calls() {
 
 # syscalls KIND: system calls per posted WR during a bandwidth run
 syscalls() {
-	local kind=$1 a b before after line c0 c1=fail
-	read -r a b <<<"$(rdma_devs "$kind")"
-	if [[ $kind == dray ]]; then
-		before=$(counters)
-		next_port
-		if perftest_pair "$TMP/st" 120 "$kind" ib_write_bw "$SC_SIZE" "$SC_N1" \
-			env DRAY_STATS=1; then
-			after=$(counters)
-			# perftest's stdout and the provider's stderr share a line
-			line=$(grep -ho "dray stats: device $a .*" "$TMP/st.cli" | tail -n 1)
-			say "dray client: ${line:-no DRAY_STATS line}"
-			RES[dray.stats]=$(sed -n 's/.*wakeups_per_wr \([0-9.e+-]*\).*/\1/p' <<<"$line")
-			say "dray figure: $(perf_figures "$TMP/st.cli" bw | tail -n 1) MB/s"
-			frames dray "$SC_N1" "$before" "$after"
-		else
-			sed 's/^/# /' "$TMP/st.cli" | tail -n 5
-		fi
-		RES[dray.stats]=${RES[dray.stats]:-fail}
-	fi
+	local kind=$1 c0 c1=fail
 	if ! command -v strace >/dev/null; then
 		say "no strace (scripts/install-deps.sh installs it)"
 		RES[$kind.strace]=n/a RES[$kind.strace_all]=n/a
@@ -329,26 +313,27 @@ for m in "${MEAS[@]}"; do
 		[[ $n -lt $reps ]] && missing=1
 		say "$kind $name: $(printf '%s' "$v" | tr '\n' ' ')-> ${RES[$kind.$name]} ($n of $reps)"
 	done
+	v=${WAKE[dray.$name]:-}
+	[[ -n $v ]] && RES[wake.$name]=$(printf '%s' "$v" | median)
 done
 for kind in $kinds; do
 	[[ ${RES[$kind.strace]:-fail} == fail ]] && missing=1
 done
-[[ " $kinds " == *" dray "* && ${RES[dray.stats]:-fail} == fail ]] && missing=1
 
 echo
-printf 'bench: %-22s %-6s %10s %10s %9s  %s\n' measurement unit rxe dray dray/rxe target
+printf 'bench: %-13s %-5s %9s %9s %9s %-8s %s\n' measurement unit rxe dray dray/rxe target \
+	"wake-up calls/WR (dray)"
 for m in "${MEAS[@]}"; do
 	read -r name prog size iters fig unit <<<"$m"
 	r=${RES[rxe.$name]:-n/a} d=${RES[dray.$name]:-n/a}
-	printf 'bench: %-22s %-6s %10s %10s %9s  %s\n' "$name" "$unit" "$r" "$d" \
-		"$(ratio "$d" "$r")" "$(target "$name")"
+	printf 'bench: %-13s %-5s %9s %9s %9s %-8s %s\n' "$name" "$unit" "$r" "$d" \
+		"$(ratio "$d" "$r")" "$(target "$name")" "${RES[wake.$name]:-n/a}"
 done
-printf 'bench: %-29s %10s %10s %9s  %s\n' "wake-up calls/WR (DRAY_STATS)" "-" \
-	"${RES[dray.stats]:-n/a}" "" "< 0.01"
-printf 'bench: %-29s %10s %10s %9s  %s\n' "ioctl+write/WR (strace)" \
-	"${RES[rxe.strace]:-n/a}" "${RES[dray.strace]:-n/a}" "" "< 0.01 (set-up left out)"
-printf 'bench: %-29s %10s %10s\n' "ioctl+write/WR incl. set-up" \
+printf 'bench: %-29s %9s %9s  %s\n' "ioctl+write/WR (strace)" \
+	"${RES[rxe.strace]:-n/a}" "${RES[dray.strace]:-n/a}" "target < 0.01 (set-up left out)"
+printf 'bench: %-29s %9s %9s\n' "ioctl+write/WR incl. set-up" \
 	"${RES[rxe.strace_all]:-n/a}" "${RES[dray.strace_all]:-n/a}"
+echo "bench: wake-up calls/WR: the dray provider's DRAY_STATS counters, target < 0.01 in bandwidth runs"
 echo "bench: medians of $reps repetitions; bandwidth: BW average; rate: MsgRate; latency: t_typical"
 echo "bench: system calls: ib_write_bw -s $SC_SIZE, client on veth0; strace: (calls(-n $SC_N1) - calls(-n $SC_N0)) / $((SC_N1 - SC_N0))"
 echo "bench: guest time $(elapsed "$t_all") s"

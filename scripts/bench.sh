@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
 	--smp) smp=${2:-}; shift 2 || exit 2 ;;
 	--module) module=${2:-}; shift 2 || exit 2 ;;
 	--kinds) kinds=${2:-}; shift 2 || exit 2 ;;
-	-h | --help) sed -n '3,20p' "$0"; exit 0 ;;
+	-h | --help) sed -n '4,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done

@@ -12,6 +12,8 @@
 #   5. two VMs joined by a QEMU network, one dray device each: ib_write_bw
 #      and ib_send_lat across (tests/rdma/two-vm.sh)
 #   6. the kernel verbs through a test module in the VM (tests/kverbs/)
+#   7. RDMA CM over the GSI QP in the VM (tests/cm/run.sh: rping, ucmatose,
+#      udaddy, perftest -R)
 #
 # The RC smoke lane (tests/smoke/rc-smoke.sh, `make smoke`) is a quick
 # subset of stage 4 for development and is not run here.
@@ -95,6 +97,7 @@ stage two-vm tests/rdma/two-vm.sh --module build/dray.ko dray
 must make -s ktest-mod
 stage kverbs scripts/vm-run.sh --timeout 600 --module build/dray.ko -- \
 	tests/kverbs/run.sh build/ktest/dray_ktest.ko
+stage cm scripts/vm-run.sh --timeout 900 --module build/dray.ko -- tests/cm/run.sh
 
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [[ $total_fail -eq 0 ]]

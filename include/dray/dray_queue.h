@@ -42,6 +42,8 @@
 #include <assert.h>
 #endif
 
+#include "dray_admin.h"		/* struct dray_path */
+
 #define DRAY_QUEUE_HDR_SIZE	64
 
 /* Doorbell record of an SQ or RQ (first 64 bytes of its buffer). */
@@ -79,6 +81,13 @@ enum dray_wqe_opcode {
 #define DRAY_WQE_F_SOLICITED	0x02	/* set the solicited event bit */
 #define DRAY_WQE_F_FENCE	0x04	/* wait for prior READ/atomics */
 #define DRAY_WQE_F_INLINE	0x08	/* payload follows the header */
+/*
+ * UD and GSI: the destination is the address vector in u.ud_av, not an
+ * AH. It is checked as CREATE_AH checks a path, on every send; a bad one
+ * completes the WQE with LOC_QP_OP_ERR. (Kernel AHs use it: they must be
+ * creatable in atomic context, where no admin command can be waited for.)
+ */
+#define DRAY_WQE_F_UD_AV	0x10
 
 #define DRAY_SQ_WQE_HDR_SIZE	64
 #define DRAY_SGE_SIZE		16
@@ -120,6 +129,12 @@ struct dray_sq_wqe {
 			__le32	remote_qkey;
 			__le32	reserved;
 		} ud;
+		struct {
+			__le32	reserved;	/* where ud.ah is: 0 */
+			__le32	remote_qpn;	/* as in ud */
+			__le32	remote_qkey;	/* as in ud */
+			struct dray_path av;	/* over ud.reserved on */
+		} ud_av;
 		__u8	raw[48];
 	} u;
 };

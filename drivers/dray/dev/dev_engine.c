@@ -70,9 +70,19 @@ void dray_hw_engine_uar_kick(struct dray_hw *hw, u32 uar_index)
 	page = hw->uars[uar_index].page;
 	if (page) {
 		u32 n = le32_to_cpu(READ_ONCE(page->dev.wakeups));
+		unsigned int i;
 
 		WRITE_ONCE(page->dev.wakeups, cpu_to_le32(n + 1));
 		hw->engine.kicks++;
+		/*
+		 * The engine runs a whole pass after this kick and reads every
+		 * doorbell record then: posts made until it is scheduled need
+		 * no wake-up call of their own.
+		 */
+		hw->engine.need_wakeup = false;
+		for (i = 0; i < DRAY_HW_MAX_UAR; i++)
+			if (hw->uars[i].page)
+				WRITE_ONCE(hw->uars[i].page->dev.flags, 0);
 	}
 	spin_unlock_bh(&hw->obj_lock);
 	if (page)

@@ -198,6 +198,33 @@ static int path_resolve(struct dray_hw *hw, const struct dray_path *p,
 
 /* ---- AHs -------------------------------------------------------------- */
 
+/* The UDP source port of an AH whose path leaves it to the device. */
+static void ah_udp_sport(struct dray_hw_path *path)
+{
+	if (!path->udp_sport)
+		path->udp_sport = path_udp_sport(path->flow_label,
+						 jhash(path->dgid, 16, 0), 0);
+}
+
+/**
+ * dray_hw_av_resolve() - resolve the address vector of a UD send WQE
+ * @hw: the device
+ * @av: the WQE's address vector (host memory: not trusted)
+ * @out: receives the path, as an AH would hold it
+ *
+ * Return: true if @av is a path CREATE_AH would take.
+ */
+bool dray_hw_av_resolve(struct dray_hw *hw, const struct dray_path *av,
+			struct dray_hw_path *out)
+{
+	u32 syndrome;
+
+	if (path_resolve(hw, av, false, out, &syndrome) != DRAY_AQ_STS_OK)
+		return false;
+	ah_udp_sport(out);
+	return true;
+}
+
 void dray_hw_cmd_create_ah(struct dray_hw *hw, const struct dray_aq_entry *e,
 			   struct dray_aq_result *res)
 {
@@ -234,10 +261,7 @@ void dray_hw_cmd_create_ah(struct dray_hw *hw, const struct dray_aq_entry *e,
 	status = path_resolve(hw, &path, false, &ah->path, &syndrome);
 	if (status)
 		goto free_ah;
-	if (!ah->path.udp_sport)
-		ah->path.udp_sport =
-			path_udp_sport(ah->path.flow_label,
-				       jhash(ah->path.dgid, 16, 0), 0);
+	ah_udp_sport(&ah->path);
 	ah->pdn = pdn;
 
 	mutex_lock(&eng->lock);
@@ -320,9 +344,9 @@ static int qp_create_params(const struct dray_qp_create *c, u32 *syndrome)
 	*syndrome = DRAY_AQ_SYN_RESERVED;
 	if (c->reserved || memchr_inv(c->reserved2, 0, sizeof(c->reserved2)))
 		return DRAY_AQ_STS_BAD_PARAM;
-	/* RC and UD; GSI (QP1) comes with the kernel verbs. */
+	/* RC, UD and GSI (QP1). */
 	*syndrome = DRAY_AQ_SYN_QP_TYPE;
-	if (c->type != DRAY_QPT_RC && c->type != DRAY_QPT_UD)
+	if (c->type != DRAY_QPT_RC && !dray_hw_qpt_dg(c->type))
 		return DRAY_AQ_STS_BAD_PARAM;
 	*syndrome = DRAY_AQ_SYN_FLAGS;
 	if (c->flags & ~DRAY_QP_F_SQ_SIG_ALL)
@@ -424,7 +448,7 @@ void dray_hw_cmd_create_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	struct dray_qp_create c;
 	struct dray_hw_qp *qp;
 	u32 syndrome, qpn;
-	int status;
+	int status, ret;
 
 	if (cmd->qpn) {
 		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_QPN);
@@ -464,10 +488,18 @@ void dray_hw_cmd_create_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	status = qp_attach(hw, qp, &c, &syndrome);
 	if (status)
 		goto unlock;
-	if (xa_alloc_cyclic(&eng->qps, &qpn, qp,
-			    XA_LIMIT(DRAY_HW_QPN_FIRST,
-				     DRAY_HW_QPN_FIRST + DRAY_HW_MAX_QP - 1),
-			    &eng->qpn_next, GFP_KERNEL) < 0) {
+	if (c.type == DRAY_QPT_GSI) {
+		/* QP1 exists once per port. */
+		qpn = DRAY_HW_QPN_GSI;
+		ret = xa_insert(&eng->qps, qpn, qp, GFP_KERNEL);
+	} else {
+		ret = xa_alloc_cyclic(&eng->qps, &qpn, qp,
+				      XA_LIMIT(DRAY_HW_QPN_FIRST,
+					       DRAY_HW_QPN_FIRST +
+					       DRAY_HW_MAX_QP - 1),
+				      &eng->qpn_next, GFP_KERNEL);
+	}
+	if (ret < 0) {
 		qp_detach(hw, qp);
 		status = DRAY_AQ_STS_NO_RESOURCES;
 		syndrome = DRAY_AQ_SYN_NONE;
@@ -1211,7 +1243,9 @@ int dray_hw_sq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp, u32 index,
 		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
 				 DRAY_HW_VERR_WQE_OPCODE);
 	if (wqe->hdr.flags & ~(DRAY_WQE_F_SIGNALED | DRAY_WQE_F_SOLICITED |
-			       DRAY_WQE_F_FENCE | DRAY_WQE_F_INLINE))
+			       DRAY_WQE_F_FENCE | DRAY_WQE_F_INLINE |
+			       (dray_hw_qpt_dg(qp->type) ?
+				DRAY_WQE_F_UD_AV : 0)))
 		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
 				 DRAY_HW_VERR_WQE_FLAGS);
 	if (wqe->hdr.flags & DRAY_WQE_F_INLINE)
@@ -1338,7 +1372,7 @@ void dray_hw_sq_complete(struct dray_hw *hw, struct dray_hw_qp *qp,
 
 	if (status == DRAY_CQE_ST_SUCCESS || status == DRAY_CQE_ST_WR_FLUSH_ERR)
 		return;
-	if (qp->type != DRAY_QPT_UD)
+	if (!dray_hw_qpt_dg(qp->type))
 		dray_hw_qp_error(hw, qp, 0, vendor_err);
 	else if (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQD)
 		qp_sq_error(hw, qp, vendor_err);

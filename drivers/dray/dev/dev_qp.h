@@ -88,8 +88,19 @@ enum dray_hw_vendor_err {
 
 /* Object numbering: 0 is never a valid PD, CQ, AH or MR index. */
 #define DRAY_HW_QPN_FIRST	2	/* QPN 0 and 1 (GSI) are reserved */
+#define DRAY_HW_QPN_GSI		1	/* the one QP of type DRAY_QPT_GSI */
+#define DRAY_HW_GSI_QKEY	0x80010000U	/* IBTA 13.5.1: QP1's Q_Key */
 #define DRAY_HW_MR_KEY_SHIFT	8	/* key = index << 8 | variant */
 #define DRAY_HW_MR_VARIANT_MASK	0xff
+
+/*
+ * Datagram QPs: UD and the GSI QP (QP1), which is a UD QP with a fixed
+ * QPN and Q_Key; the UD service (dev_ud.c) runs both.
+ */
+static inline bool dray_hw_qpt_dg(u8 type)
+{
+	return type == DRAY_QPT_UD || type == DRAY_QPT_GSI;
+}
 
 struct dray_hw_pd {
 	u32	pdn;
@@ -348,6 +359,8 @@ void dray_hw_objects_destroy(struct dray_hw *hw);
 
 struct dray_hw_qp *dray_hw_qp_find(struct dray_hw *hw, u32 qpn);
 struct dray_hw_ah *dray_hw_ah_find(struct dray_hw *hw, u32 ahn);
+bool dray_hw_av_resolve(struct dray_hw *hw, const struct dray_path *av,
+			struct dray_hw_path *out);
 /*
  * Number of posted, not yet fetched WQEs that may be started: 0 unless
  * the QP is in RTS (SQD starts no new WQE).

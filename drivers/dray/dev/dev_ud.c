@@ -23,6 +23,12 @@
 /* A UD payload never exceeds the largest MTU. */
 #define DRAY_UD_MAX_PAYLOAD	4096
 
+/* The Q_Key a datagram QP receives with: QP1 has the well-known one. */
+static u32 ud_qkey(const struct dray_hw_qp *qp)
+{
+	return qp->type == DRAY_QPT_GSI ? DRAY_HW_GSI_QKEY : qp->qkey;
+}
+
 /* The payload bytes a UD packet may carry: the port's active MTU. */
 static u32 ud_mtu(struct dray_hw *hw)
 {
@@ -73,7 +79,7 @@ bool dray_ud_want_run(struct dray_hw_qp *qp)
  * complete the WQE with (*verr set).
  */
 static int ud_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
-		   const struct dray_hw_swqe *w, const struct dray_hw_ah *ah,
+		   const struct dray_hw_swqe *w, const struct dray_hw_path *path,
 		   u8 *verr)
 {
 	const struct dray_sq_wqe *h = &w->hdr;
@@ -86,7 +92,7 @@ static int ud_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 		.qpn = le32_to_cpu(h->u.ud.remote_qpn),
 		.psn = qp->ud.psn,
 		.imm = h->imm_data,
-		.qkey = qkey & DRAY_UD_QKEY_OWN ? qp->qkey : qkey,
+		.qkey = qkey & DRAY_UD_QKEY_OWN ? ud_qkey(qp) : qkey,
 		.src_qpn = qp->qpn,
 	};
 	struct sk_buff *skb;
@@ -104,7 +110,7 @@ static int ud_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 			return st;
 		}
 	}
-	dray_xp_xmit_path(hw, qp, &ah->path, skb);
+	dray_xp_xmit_path(hw, qp, path, skb);
 	qp->ud.psn = dray_psn_add(qp->ud.psn, 1);
 	return 0;
 }
@@ -116,6 +122,7 @@ static int ud_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 static bool ud_send_one(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
 	struct dray_hw_swqe *w = &qp->ud.wqe;
+	const struct dray_hw_path *path = NULL;
 	const struct dray_hw_ah *ah;
 	u32 index = qp->sq.fetched;
 	u8 verr = 0;
@@ -126,8 +133,16 @@ static bool ud_send_one(struct dray_hw *hw, struct dray_hw_qp *qp)
 		verr = w->vendor_err;
 		goto complete;
 	}
-	ah = dray_hw_ah_find(hw, le32_to_cpu(w->hdr.u.ud.ah));
-	if (!ah || ah->pdn != qp->pdn) {
+	if (w->hdr.flags & DRAY_WQE_F_UD_AV) {
+		/* The destination is in the WQE (no PD: it names no memory). */
+		if (dray_hw_av_resolve(hw, &w->hdr.u.ud_av.av, &qp->ud.av))
+			path = &qp->ud.av;
+	} else {
+		ah = dray_hw_ah_find(hw, le32_to_cpu(w->hdr.u.ud.ah));
+		if (ah && ah->pdn == qp->pdn)
+			path = &ah->path;
+	}
+	if (!path) {
 		st = DRAY_CQE_ST_LOC_QP_OP_ERR;
 		verr = DRAY_UD_VERR_AH;
 	} else if (le32_to_cpu(w->hdr.u.ud.remote_qpn) & ~DRAY_BTH_QPN_MASK) {
@@ -137,7 +152,7 @@ static bool ud_send_one(struct dray_hw *hw, struct dray_hw_qp *qp)
 		st = DRAY_CQE_ST_LOC_LEN_ERR;
 		verr = DRAY_UD_VERR_MTU;
 	} else {
-		st = ud_xmit(hw, qp, w, ah, &verr);
+		st = ud_xmit(hw, qp, w, path, &verr);
 		if (st == -ENOMEM)
 			return false;
 	}
@@ -247,14 +262,14 @@ void dray_ud_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
 	dray_xp_assert_locked(hw);
 
 	/* Not for a UD QP able to receive, or a P_Key we are not in. */
-	if (qp->type != DRAY_QPT_UD || !ud_rx_state_ok(qp) ||
+	if (!dray_hw_qpt_dg(qp->type) || !ud_rx_state_ok(qp) ||
 	    (h->pkey | DRAY_PKEY_MEMBER) != DRAY_PKEY_DEFAULT ||
 	    rx->pay_len > DRAY_UD_MAX_PAYLOAD) {
 		qp->xp.stats.rx_drops++;
 		goto drop;
 	}
 	/* IBTA 10.2.4: a Q_Key violation drops the packet silently. */
-	if (h->qkey != qp->qkey) {
+	if (h->qkey != ud_qkey(qp)) {
 		qp->ud.rx_qkey_errors++;
 		goto drop;
 	}

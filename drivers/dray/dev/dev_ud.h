@@ -8,7 +8,8 @@
  * Send: every send WQE becomes one packet, UD SEND Only (with Immediate):
  * BTH, DETH (Q_Key, source QP), the payload copied into the frame, ICRC.
  * The destination comes from the address handle the WQE names (an AH of
- * the QP's PD); the payload must fit the port's active MTU. A WQE
+ * the QP's PD) or, with DRAY_WQE_F_UD_AV, from the address vector in the
+ * WQE itself (checked as CREATE_AH checks one); the payload must fit the port's active MTU. A WQE
  * completes as soon as its frame is handed to the port (UD is
  * unreliable: a frame the port drops still completes successfully). An
  * error completion moves the QP to SQE (IBTA vol. 1 10.3.1: unreliable
@@ -57,9 +58,14 @@ struct dray_ud_qp {
 	u64			rx_qkey_errors;	/* dropped: Q_Key mismatch */
 	struct dray_hw_swqe	wqe;		/* the send WQE being sent */
 	struct dray_hw_rwqe	rwqe;		/* the receive WQE being filled */
+	struct dray_hw_path	av;		/* the WQE's address vector */
 };
 
-/* Hooks of dev_xport.c, for QPs of type DRAY_QPT_UD. */
+/*
+ * Hooks of dev_xport.c, for QPs of type DRAY_QPT_UD and DRAY_QPT_GSI. The
+ * GSI QP is a UD QP with QPN 1 whose Q_Key is always the well-known
+ * 0x80010000 (IBTA 13.5.1), whatever MODIFY_QP set.
+ */
 void dray_ud_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
 		    u8 old_state);
 bool dray_ud_want_run(struct dray_hw_qp *qp);

@@ -67,7 +67,7 @@ void dray_xport_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
 	struct dray_xp_req *rq = &qp->xp.req;
 
 	dray_xp_assert_locked(hw);
-	if (qp->type == DRAY_QPT_UD) {
+	if (dray_hw_qpt_dg(qp->type)) {
 		dray_ud_modify(hw, qp, mask, old_state);
 		return;
 	}
@@ -106,7 +106,7 @@ void dray_xport_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
 void dray_xport_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
 	dray_xp_assert_locked(hw);
-	if (qp->type == DRAY_QPT_UD) {
+	if (dray_hw_qpt_dg(qp->type)) {
 		dray_ud_send(hw, qp);
 		return;
 	}
@@ -129,7 +129,7 @@ void dray_xport_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 void dray_xport_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
 	dray_xp_assert_locked(hw);
-	if (qp->type == DRAY_QPT_UD) {
+	if (dray_hw_qpt_dg(qp->type)) {
 		dray_ud_timer(hw, qp);
 		return;
 	}
@@ -166,7 +166,7 @@ bool dray_xport_want_run(struct dray_hw_qp *qp)
 	const struct dray_xp_resp *rs = &qp->xp.resp;
 	const struct dray_xp_req *rq = &qp->xp.req;
 
-	if (qp->type == DRAY_QPT_UD)
+	if (dray_hw_qpt_dg(qp->type))
 		return dray_ud_want_run(qp);
 	if (qp->xp.err || qp->state < DRAY_QPS_RTR || qp->state > DRAY_QPS_SQE)
 		return false;

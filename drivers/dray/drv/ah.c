@@ -2,10 +2,13 @@
 /*
  * dray driver: address handles and RoCEv2 paths.
  *
- * An AH is a struct dray_path the device keeps under a number that UD
- * send WQEs name. Creating one takes an admin command, which sleeps: a
- * caller that cannot sleep is refused. Destroying one may be requested
- * from atomic context; the command then runs from dev->wq.
+ * A user AH is a struct dray_path the device keeps under a number that
+ * UD send WQEs name. Creating one takes an admin command, which sleeps.
+ * Destroying one may be requested from atomic context; the command then
+ * runs from dev->wq. A kernel AH holds the path in the driver only: its
+ * WQEs carry it as an address vector (DRAY_WQE_F_UD_AV), so creating
+ * and destroying one never sleeps, as the CM needs (it creates AHs
+ * under a spinlock, without RDMA_CREATE_AH_SLEEPABLE).
  */
 
 #include <uapi/rdma/dray-abi.h>
@@ -78,15 +81,20 @@ int dray_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	struct dray_path_params path;
 	int ret;
 
+	ret = dray_path_from_ah_attr(dev, init_attr->ah_attr, &path);
+	if (ret)
+		return ret;
+	if (!udata) {
+		/* Any context: nothing to ask the device. */
+		ah->ahn = 0;
+		dray_path_to_hw(&ah->av, &path);
+		return 0;
+	}
+
 	/* CREATE_AH is an admin command: it sleeps. */
 	if (!(init_attr->flags & RDMA_CREATE_AH_SLEEPABLE))
 		return -EOPNOTSUPP;
-	if (udata) {
-		ret = dray_udata_cmd(dev, udata, NULL, 0, 0, "create_ah");
-		if (ret)
-			return ret;
-	}
-	ret = dray_path_from_ah_attr(dev, init_attr->ah_attr, &path);
+	ret = dray_udata_cmd(dev, udata, NULL, 0, 0, "create_ah");
 	if (ret)
 		return ret;
 
@@ -98,14 +106,11 @@ int dray_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		return ret;
 	}
 
-	if (udata) {
-		resp.ahn = ah->ahn;
-		ret = dray_udata_resp(dev, udata, &resp, sizeof(resp),
-				      offsetofend(typeof(resp), ahn),
-				      "create_ah");
-		if (ret)
-			goto destroy_ah;
-	}
+	resp.ahn = ah->ahn;
+	ret = dray_udata_resp(dev, udata, &resp, sizeof(resp),
+			      offsetofend(typeof(resp), ahn), "create_ah");
+	if (ret)
+		goto destroy_ah;
 	return 0;
 
 destroy_ah:
@@ -144,6 +149,9 @@ int dray_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct dray_ah_destroy_work *w;
 	int ret;
 
+	/* A kernel AH: the device never knew it. */
+	if (!ah->ahn)
+		return 0;
 	if (flags & RDMA_DESTROY_AH_SLEEPABLE) {
 		ret = dray_cmd_destroy_ah(dev, ah->ahn);
 		if (ret == -EBUSY)

@@ -368,8 +368,10 @@ int dray_cmd_create_qp(struct dray_dev *dev, const struct dray_qp_params *p,
 	return 0;
 }
 
-static void path_to_hw(struct dray_path *hw, const struct dray_path_params *p)
+/* A path in the device's format (commands, and UD WQEs' address vectors). */
+void dray_path_to_hw(struct dray_path *hw, const struct dray_path_params *p)
 {
+	memset(hw, 0, sizeof(*hw));
 	memcpy(hw->dmac, p->dmac, sizeof(hw->dmac));
 	hw->sgid_index = p->sgid_index;
 	hw->hop_limit = p->hop_limit;
@@ -416,7 +418,7 @@ int dray_cmd_modify_qp(struct dray_dev *dev, u32 qpn,
 	a->rq_psn = cpu_to_le32(p->rq_psn);
 	a->sq_psn = cpu_to_le32(p->sq_psn);
 	a->qkey = cpu_to_le32(p->qkey);
-	path_to_hw(&a->path, &p->path);
+	dray_path_to_hw(&a->path, &p->path);
 
 	ret = cmd_qp(dev, DRAY_CMD_MODIFY_QP, qpn, &mb, NULL);
 	mbox_free(&mb);
@@ -479,7 +481,7 @@ int dray_cmd_create_ah(struct dray_dev *dev, u32 pdn,
 	ret = mbox_alloc(&mb, sizeof(struct dray_path), DMA_TO_DEVICE);
 	if (ret)
 		return ret;
-	path_to_hw(mb.buf, path);
+	dray_path_to_hw(mb.buf, path);
 	ret = mbox_map(dev, &mb);
 	if (ret)
 		goto free_mbox;

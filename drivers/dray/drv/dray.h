@@ -258,9 +258,16 @@ struct dray_qp {
 	enum ib_sig_type	sq_sig_type;
 };
 
+/*
+ * An AH of a user context is a device AH (ahn). A kernel AH is only the
+ * address vector its UD send WQEs carry (DRAY_WQE_F_UD_AV): kernel
+ * callers create AHs in atomic context (the CM does), where no admin
+ * command can be waited for.
+ */
 struct dray_ah {
-	struct ib_ah	ibah;
-	u32		ahn;
+	struct ib_ah		ibah;
+	u32			ahn;	/* user AH; 0 for a kernel AH */
+	struct dray_path	av;	/* kernel AH */
 };
 
 /*
@@ -554,6 +561,7 @@ int dray_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void dray_kcq_clean(struct dray_cq *cq, u32 qpn);
 
 /* kqp.c: kernel QPs */
+void dray_path_to_hw(struct dray_path *hw, const struct dray_path_params *p);
 int dray_kqp_create(struct dray_dev *dev, struct dray_qp *qp,
 		    struct ib_qp_init_attr *ia);
 void dray_kqp_free(struct dray_dev *dev, struct dray_qp *qp);

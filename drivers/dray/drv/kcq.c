@@ -174,8 +174,16 @@ static void kcq_to_wc(const struct dray_cqe *cqe, struct dray_qp *qp,
 		wc->ex.imm_data = cqe->imm_data;
 		wc->wc_flags |= IB_WC_WITH_IMM;
 	}
-	if (cqe->flags & DRAY_CQE_F_GRH)
-		wc->wc_flags |= IB_WC_GRH;
+	/*
+	 * A UD receive: the GRH and what kind of header it came from, which
+	 * ib_init_ah_attr_from_wc() needs for RoCEv2 (P_Key index 0 and no
+	 * VLAN: the memset left both so).
+	 */
+	if (cqe->flags & DRAY_CQE_F_GRH) {
+		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc->network_hdr_type = cqe->flags & DRAY_CQE_F_IPV6 ?
+				       RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4;
+	}
 }
 
 /*

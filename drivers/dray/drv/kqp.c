@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray driver: queue pairs of kernel consumers (RC).
+ * dray driver: queue pairs of kernel consumers (RC, UD and the GSI QP).
  *
  * The SQ and RQ rings are kernel memory in the format of user rings
  * (dray_queue.h), and the device runs them with the same engine, the same
@@ -14,6 +14,10 @@
  * it are posted; -EINVAL for a QP state that allows no posting, an
  * unsupported opcode or flag, too many SGEs or inline data that does not
  * fit; -ENOMEM for a full queue.
+ *
+ * UD and GSI send WQEs carry the destination as an address vector
+ * (DRAY_WQE_F_UD_AV, from the kernel AH: see ah.c). The GSI QP is QP1 of
+ * port 1, which the core's MAD layer creates when the device registers.
  *
  * Locking: each work queue's lock serializes its posters (any context,
  * interrupts off while held). poll_cq retires WQEs under the CQ's lock
@@ -133,7 +137,6 @@ int dray_kqp_create(struct dray_dev *dev, struct dray_qp *qp,
 		    struct ib_qp_init_attr *ia)
 {
 	struct dray_qp_params p = {
-		.type = DRAY_QPT_RC,
 		.flags = ia->sq_sig_type == IB_SIGNAL_ALL_WR ?
 			 DRAY_QP_F_SQ_SIG_ALL : 0,
 		.uar_index = dev->kuar_index,
@@ -142,9 +145,24 @@ int dray_kqp_create(struct dray_dev *dev, struct dray_qp *qp,
 	struct dray_kqp *kqp;
 	int ret;
 
-	/* Kernel UD and GSI QPs need UD posting (AHs): not yet. */
-	if (ia->qp_type != IB_QPT_RC) {
-		ddev_dbg_rl(dev, "create_qp: kernel QP type %u not supported (RC only)\n",
+	switch (ia->qp_type) {
+	case IB_QPT_RC:
+		p.type = DRAY_QPT_RC;
+		break;
+	case IB_QPT_UD:
+		p.type = DRAY_QPT_UD;
+		break;
+	case IB_QPT_GSI:
+		/* QP1 of the one port; the device gives it QPN 1. */
+		if (ia->port_num != 1) {
+			ddev_dbg_rl(dev, "create_qp: GSI QP on port %u, have port 1 only\n",
+				    ia->port_num);
+			return -EINVAL;
+		}
+		p.type = DRAY_QPT_GSI;
+		break;
+	default:
+		ddev_dbg_rl(dev, "create_qp: kernel QP type %u not supported (RC, UD, GSI)\n",
 			    ia->qp_type);
 		return -EOPNOTSUPP;
 	}
@@ -367,6 +385,12 @@ static bool kqp_can_post_send(u8 state)
 	       state == IB_QPS_SQE || state == IB_QPS_ERR;
 }
 
+/* UD and GSI QPs send datagrams to AHs. */
+static bool kqp_dg(const struct dray_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
 static int kqp_send_check(struct dray_qp *qp, const struct ib_send_wr *wr,
 			  int opcode)
 {
@@ -416,6 +440,23 @@ static int kqp_send_check(struct dray_qp *qp, const struct ib_send_wr *wr,
 			wr->num_sge);
 		return -EINVAL;
 	}
+	if (kqp_dg(qp)) {
+		if (opcode != DRAY_WQE_SEND && opcode != DRAY_WQE_SEND_IMM) {
+			dqp_dbg(qp, "post_send: opcode %d on a datagram QP\n",
+				wr->opcode);
+			return -EINVAL;
+		}
+		if (!ud_wr(wr)->ah || to_dah(ud_wr(wr)->ah)->ahn ||
+		    ud_wr(wr)->ah->device != qp->ibqp.device) {
+			dqp_dbg(qp, "post_send: no kernel AH of this device\n");
+			return -EINVAL;
+		}
+		if (ud_wr(wr)->remote_qpn & ~DRAY_QPN_MASK) {
+			dqp_dbg(qp, "post_send: remote_qpn %#x\n",
+				ud_wr(wr)->remote_qpn);
+			return -EINVAL;
+		}
+	}
 	if (kwq_full(&kqp->sq)) {
 		dqp_dbg(qp, "post_send: send queue full (%u)\n",
 			kqp->sq.depth);
@@ -435,6 +476,17 @@ static u8 kqp_wqe_flags(const struct dray_qp *qp, int send_flags)
 	if (send_flags & IB_SEND_FENCE)
 		flags |= DRAY_WQE_F_FENCE;
 	return flags;
+}
+
+/* The destination of a UD or GSI send: the kernel AH's address vector. */
+static void kqp_wqe_ud(struct dray_sq_wqe *wqe, const struct ib_send_wr *wr)
+{
+	const struct ib_ud_wr *ud = ud_wr(wr);
+
+	wqe->flags |= DRAY_WQE_F_UD_AV;
+	wqe->u.ud_av.remote_qpn = cpu_to_le32(ud->remote_qpn);
+	wqe->u.ud_av.remote_qkey = cpu_to_le32(ud->remote_qkey);
+	wqe->u.ud_av.av = to_dah(ud->ah)->av;
 }
 
 static void kqp_wqe_remote(struct dray_sq_wqe *wqe,
@@ -482,6 +534,8 @@ static void kqp_write_send(struct dray_qp *qp, const struct ib_send_wr *wr,
 	wqe->opcode = opcode;
 	wqe->flags = kqp_wqe_flags(qp, wr->send_flags);
 	kqp_wqe_remote(wqe, wr, opcode);
+	if (kqp_dg(qp))
+		kqp_wqe_ud(wqe, wr);
 
 	if (wr->send_flags & IB_SEND_INLINE) {
 		/* Kernel consumers' inline SGEs hold kernel addresses. */

@@ -204,8 +204,10 @@ int dray_qp_check_init_attr(struct dray_dev *dev,
 	const struct ib_qp_cap *cap = &ia->cap;
 	const struct dray_caps *c = &dev->caps;
 
-	if (ia->qp_type != IB_QPT_RC && ia->qp_type != IB_QPT_UD) {
-		ddev_dbg_rl(dev, "create_qp: type %u not supported (RC and UD only)\n",
+	/* GSI: kernel only (dray_kqp_create()); the core keeps it so. */
+	if (ia->qp_type != IB_QPT_RC && ia->qp_type != IB_QPT_UD &&
+	    ia->qp_type != IB_QPT_GSI) {
+		ddev_dbg_rl(dev, "create_qp: type %u not supported (RC, UD, GSI)\n",
 			    ia->qp_type);
 		return -EOPNOTSUPP;
 	}
@@ -468,6 +470,10 @@ int dray_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	ret = dray_qp_check_init_attr(dev, init_attr);
 	if (ret)
 		return ret;
+	if (init_attr->qp_type == IB_QPT_GSI) {
+		ddev_dbg_rl(dev, "create_qp: the GSI QP belongs to the kernel\n");
+		return -EOPNOTSUPP;
+	}
 	ret = dray_udata_cmd(dev, udata, &cmd, sizeof(cmd),
 			     offsetofend(typeof(cmd), rq_log_stride),
 			     "create_qp");
