@@ -13,7 +13,8 @@
 #      and ib_send_lat across (tests/rdma/two-vm.sh)
 #   6. the kernel verbs through a test module in the VM (tests/kverbs/)
 #   7. RDMA CM over the GSI QP in the VM (tests/cm/run.sh: rping, ucmatose,
-#      udaddy, perftest -R)
+#      udaddy, fi_pingpong, perftest -R)
+#   8. rdma-core's pyverbs suite against dray0 in the VM (tests/pyverbs/)
 #
 # The RC smoke lane (tests/smoke/rc-smoke.sh, `make smoke`) is a quick
 # subset of stage 4 for development and is not run here.
@@ -98,6 +99,8 @@ must make -s ktest-mod
 stage kverbs scripts/vm-run.sh --timeout 600 --module build/dray.ko -- \
 	tests/kverbs/run.sh build/ktest/dray_ktest.ko
 stage cm scripts/vm-run.sh --timeout 900 --module build/dray.ko -- tests/cm/run.sh
+stage pyverbs scripts/vm-run.sh --timeout 2400 --module build/dray.ko -- \
+	tests/pyverbs/run.sh dray
 
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [[ $total_fail -eq 0 ]]
