@@ -43,25 +43,11 @@ cm_report() {
 # exit 0; with quiet a failure, with judge the result either way, is left
 # to the caller to report.
 cm_pair() {
-	local name=$1 t=$2 srv=$3 cli=$4 quiet=${5:-} spid rc_s rc_c
-	# shellcheck disable=SC2086
-	timeout "$t" $srv >"$out.srv" 2>&1 &
-	spid=$!
-	sleep "$SERVER_WAIT"
-	# shellcheck disable=SC2086
-	timeout "$t" $cli >"$out.cli" 2>&1
-	rc_c=$?
-	if [[ $rc_c -ne 0 ]]; then
-		sleep 1
-		kill "$spid" 2>/dev/null
-	fi
-	wait "$spid"
-	rc_s=$?
-	if [[ $rc_c -eq 0 && $rc_s -eq 0 ]]; then
+	local name=$1 quiet=${5:-}
+	if PAIR_SLEEP=$SERVER_WAIT pair_run "$out" "$2" "$3" "$4"; then
 		[[ $quiet == judge ]] || tap_ok "cm.$name"
 		return 0
 	fi
-	echo "# client exit $rc_c, server exit $rc_s" >>"$out.cli"
 	[[ -n $quiet ]] || cm_report "$name"
 	return 1
 }

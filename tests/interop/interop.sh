@@ -62,15 +62,6 @@ LOG=$(mktemp -d)
 trap 'rm -rf "$LOG"' EXIT
 start=$SECONDS
 
-want() {
-	[[ " $groups " == *" $1 "* ]]
-}
-
-# show FILE: a program's output as TAP comments
-show() {
-	sed 's/^/# /' "$1"
-}
-
 summary() {
 	echo "# interop: $((SECONDS - start)) s"
 	echo "interop: $TAP_PASS passed, $TAP_FAIL failed, $TAP_SKIP skipped"
@@ -140,22 +131,6 @@ report() {
 }
 
 # --- setup -------------------------------------------------------------------
-# gid_ll DEV: the index of the RoCEv2 GID holding the IPv6 link-local
-# address (fe80::/64), builtins only
-gid_ll() {
-	local dev=$1 i t g
-	for ((i = 0; i < 16; i++)); do
-		t='' g=''
-		read -r t <"/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null
-		read -r g <"/sys/class/infiniband/$dev/ports/1/gids/$i" 2>/dev/null
-		if [[ $t == "RoCE v2" && $g == fe80:0000:0000:0000:* ]]; then
-			echo "$i"
-			return 0
-		fi
-	done
-	return 1
-}
-
 setup() {
 	local i
 	veth_up || return 1
@@ -776,33 +751,22 @@ fi
 # every byte of every ping, and the client must have printed them all.
 # SIZE 23 to 65535 (rping refuses 65536 although its message names it).
 rping_pair() {
-	local name=$1 size=$2 count=$((10 * SCALE)) spid rc_s rc_c cli_addr lines
+	local name=$1 size=$2 count=$((10 * SCALE)) cli_addr rc
 	cli_addr=$ADDR_A
 	[[ $SRV_ADDR == "$ADDR_A" ]] && cli_addr=$ADDR_B
 	next_port
 	mark
-	timeout 120 rping -s -a "$SRV_ADDR" -p "$PAIR_PORT" -v -V -C "$count" \
-		-S "$size" >"$LOG/rp.srv" 2>&1 &
-	spid=$!
 	# rdma_cm listens in the kernel: no socket to wait for
-	sleep 3
-	timeout 120 rping -c -a "$SRV_ADDR" -I "$cli_addr" -p "$PAIR_PORT" -v -V \
-		-C "$count" -S "$size" >"$LOG/rp.cli" 2>&1
-	rc_c=$?
-	if [[ $rc_c -ne 0 ]]; then
-		sleep 1
-		kill "$spid" 2>/dev/null
+	PAIR_SLEEP=3 pair_run "$LOG/rp" 120 \
+		"rping -s -a $SRV_ADDR -p $PAIR_PORT -v -V -C $count -S $size" \
+		"rping -c -a $SRV_ADDR -I $cli_addr -p $PAIR_PORT -v -V -C $count -S $size"
+	rc=$?
+	if [[ $rc -eq 0 ]] &&
+		[[ $(grep -c '^ping data: rdma-ping-' "$LOG/rp.cli") -ne $count ]]; then
+		echo "the client did not print all $count pings" >>"$LOG/rp.cli"
+		rc=1
 	fi
-	wait "$spid"
-	rc_s=$?
-	lines=$(grep -c '^ping data: rdma-ping-' "$LOG/rp.cli")
-	if [[ $rc_c -eq 0 && $rc_s -eq 0 && $lines -ne $count ]]; then
-		echo "client printed $lines of $count pings" >>"$LOG/rp.cli"
-		rc_c=1
-	fi
-	[[ $rc_c -eq 0 && $rc_s -eq 0 ]] ||
-		echo "# client exit $rc_c, server exit $rc_s" >>"$LOG/rp.cli"
-	report "$name" "$((rc_c || rc_s))" rp
+	report "$name" "$rc" rp
 }
 
 if want rping; then
@@ -815,14 +779,7 @@ if want rping; then
 fi
 
 # --- the kernel --------------------------------------------------------------
-read -r taint </proc/sys/kernel/tainted
-if (((taint & ~TAINT0) & ((1 << 5) | (1 << 7) | (1 << 9) | (1 << 14)))); then
-	tap_fail "kernel: no WARN, oops or soft lockup during the run" \
-		"taint $TAINT0 -> $taint"
-	dmesg | grep -E -A 12 "WARNING:|BUG:|Oops|soft lockup" | head -n 60 | sed 's/^/# /'
-else
-	tap_ok "kernel: no WARN, oops or soft lockup during the run"
-fi
+kernel_clean "$TAINT0"
 
 summary
 [[ $TAP_FAIL -eq 0 ]]

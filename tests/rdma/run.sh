@@ -63,15 +63,6 @@ LOG=$(mktemp -d)
 trap 'rm -rf "$LOG"' EXIT
 start=$SECONDS
 
-want() {
-	[[ " $groups " == *" $1 "* ]]
-}
-
-# show FILE: a program's output as TAP comments
-show() {
-	sed 's/^/# /' "$1"
-}
-
 # server_client NAME TIMEOUT "SERVER CMD" "CLIENT CMD" (see pair_run)
 server_client() {
 	pair_run "$LOG/$1" "$2" "$3" "$4"
@@ -400,14 +391,7 @@ fi
 # --- the kernel --------------------------------------------------------------
 # vm-run.sh fails the whole run on a WARN or an oops; say here which part
 # of this run tainted the kernel (BAD_PAGE, DIE, WARN, SOFTLOCKUP).
-read -r taint </proc/sys/kernel/tainted
-if (((taint & ~TAINT0) & ((1 << 5) | (1 << 7) | (1 << 9) | (1 << 14)))); then
-	tap_fail "kernel: no WARN, oops or soft lockup during the run" \
-		"taint $TAINT0 -> $taint"
-	dmesg | grep -E -A 12 "WARNING:|BUG:|Oops|soft lockup" | head -n 60 | sed 's/^/# /'
-else
-	tap_ok "kernel: no WARN, oops or soft lockup during the run"
-fi
+kernel_clean "$TAINT0"
 
 echo "# rdma: $((SECONDS - start)) s"
 echo "rdma: $TAP_PASS passed, $TAP_FAIL failed, $TAP_SKIP skipped"
