@@ -12,9 +12,9 @@
 # perftest and integrity), "rxe0->dray0" has rxe0 as the client.
 #
 #   pingpong   ibv_rc_pingpong, several sizes, one run with -e
-#   perftest   ib_{write,read,send}_bw (a fixed size and -a), ib_atomic_bw
-#              (FETCH_AND_ADD, CMP_AND_SWAP), ib_{write,read,send}_lat,
-#              ib_atomic_lat (both types): exit 0, sane figures
+#   perftest   ib_{write,read,send}_{bw,lat} (a fixed size and -a),
+#              ib_atomic_{bw,lat} (FETCH_AND_ADD, CMP_AND_SWAP): exit 0,
+#              sane figures
 #   integrity  tests/rdma/integrity across dray0 and rxe0: random payloads,
 #              every opcode, every byte checked, each side the requester
 #   capture    tcpdump on veth0 during a short integrity run with every
@@ -315,8 +315,8 @@ if want perftest; then
 			*_bw) k=bw ;;
 			*) k=lat ;;
 			esac
-			variants=("")
-			[[ $k == bw ]] && variants=("" "-a")
+			# every size from 2 B to 8 MiB (-a) too, but atomics
+			variants=("" "-a")
 			[[ $t == ib_atomic_* ]] &&
 				variants=("-A FETCH_AND_ADD" "-A CMP_AND_SWAP")
 			for v in "${variants[@]}"; do
