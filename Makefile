@@ -11,6 +11,7 @@
 #   make test          every test; ends with "N passed, N failed"
 #   make smoke         RC data-path smoke lane in the VM (not yet in `test`)
 #   make kverbs        kernel-verbs tests (tests/kverbs/dray_ktest.ko) in the VM
+#   make interop       wire interop with Soft-RoCE (rxe) in the VM (not in `test`)
 #   make cm            RDMA CM over the GSI QP in the VM (tests/cm/run.sh)
 #   make pyverbs       rdma-core's pyverbs suite against dray0 in the VM
 
@@ -26,7 +27,7 @@ KSRC := Kbuild drivers include
 KTEST := $(BUILD)/ktest
 
 .PHONY: all module kmod ktest-mod provider unit selftests check demo test smoke \
-	kverbs cm pyverbs clean
+	kverbs interop cm pyverbs clean
 
 all: module provider
 
@@ -71,6 +72,11 @@ kverbs: module ktest-mod
 	scripts/vm-run.sh --timeout 600 --module $(BUILD)/dray.ko -- \
 		tests/kverbs/run.sh $(KTEST)/dray_ktest.ko
 
+interop: module provider
+	$(MAKE) -C tests/rdma
+	$(MAKE) -C tests/interop
+	scripts/vm-run.sh --timeout 2400 --module $(BUILD)/dray.ko -- tests/interop/interop.sh
+
 cm: module provider
 	scripts/vm-run.sh --timeout 900 --module $(BUILD)/dray.ko -- tests/cm/run.sh
 
@@ -81,3 +87,4 @@ clean:
 	rm -rf $(KMOD) $(KTEST) $(BUILD)/dray.ko
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/selftests clean
+	-$(MAKE) -C tests/interop clean

@@ -12,6 +12,12 @@
 #   5. two VMs joined by a QEMU network, one dray device each: ib_write_bw
 #      and ib_send_lat across (tests/rdma/two-vm.sh)
 #   6. the kernel verbs through a test module in the VM (tests/kverbs/)
+#   7. RDMA CM over the GSI QP in the VM (tests/cm/run.sh: rping, ucmatose,
+#      udaddy, fi_pingpong, perftest -R)
+#   8. rdma-core's pyverbs suite against dray0 in the VM (tests/pyverbs/)
+#   9. wire interop with Soft-RoCE, dray0 <-> rxe0 in the VM: the subset
+#      pingpong, capture (tshark decode, ICRC check) and rping of
+#      tests/interop/interop.sh (`make interop` runs all of it)
 #
 # The RC smoke lane (tests/smoke/rc-smoke.sh, `make smoke`) is a quick
 # subset of stage 4 for development and is not run here.
@@ -95,6 +101,12 @@ stage two-vm tests/rdma/two-vm.sh --module build/dray.ko dray
 must make -s ktest-mod
 stage kverbs scripts/vm-run.sh --timeout 600 --module build/dray.ko -- \
 	tests/kverbs/run.sh build/ktest/dray_ktest.ko
+stage cm scripts/vm-run.sh --timeout 900 --module build/dray.ko -- tests/cm/run.sh
+stage pyverbs scripts/vm-run.sh --timeout 2400 --module build/dray.ko -- \
+	tests/pyverbs/run.sh dray
+must make -s -C tests/interop
+stage interop scripts/vm-run.sh --timeout 1800 --module build/dray.ko -- \
+	tests/interop/interop.sh pingpong capture rping
 
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [[ $total_fail -eq 0 ]]

@@ -4,8 +4,9 @@
 # (veth1, 10.0.0.2) on the routed veth pair. Every connection goes through
 # the kernel's RDMA CM, whose CM MADs travel over the GSI QP (QP1) of both
 # devices: rping (several sizes, data validated with -V), ucmatose (RC
-# send/recv), udaddy (UD send/recv), perftest with -R (rdma_cm connection)
-# for write, send and read. Every program must exit 0. Prints TAP lines
+# send/recv), udaddy (UD send/recv), fi_pingpong (libfabric's verbs
+# provider, FI_EP_MSG), perftest with -R (rdma_cm connection) for write,
+# send and read. Every program must exit 0. Prints TAP lines
 # and "cm: N passed, N failed".
 #
 # Usage: run.sh
@@ -38,28 +39,15 @@ cm_report() {
 	dmesg | grep -iE 'dray|rdma_cm|ib_cm|mad' | tail -6 | sed 's/^/#   /'
 }
 
-# cm_pair NAME TIMEOUT "SERVER CMD" "CLIENT CMD" [quiet]: both must exit
-# 0; with quiet, a failure is left to the caller to report.
+# cm_pair NAME TIMEOUT "SERVER CMD" "CLIENT CMD" [quiet|judge]: both must
+# exit 0; with quiet a failure, with judge the result either way, is left
+# to the caller to report.
 cm_pair() {
-	local name=$1 t=$2 srv=$3 cli=$4 quiet=${5:-} spid rc_s rc_c
-	# shellcheck disable=SC2086
-	timeout "$t" $srv >"$out.srv" 2>&1 &
-	spid=$!
-	sleep "$SERVER_WAIT"
-	# shellcheck disable=SC2086
-	timeout "$t" $cli >"$out.cli" 2>&1
-	rc_c=$?
-	if [[ $rc_c -ne 0 ]]; then
-		sleep 1
-		kill "$spid" 2>/dev/null
-	fi
-	wait "$spid"
-	rc_s=$?
-	if [[ $rc_c -eq 0 && $rc_s -eq 0 ]]; then
-		tap_ok "cm.$name"
+	local name=$1 quiet=${5:-}
+	if PAIR_SLEEP=$SERVER_WAIT pair_run "$out" "$2" "$3" "$4"; then
+		[[ $quiet == judge ]] || tap_ok "cm.$name"
 		return 0
 	fi
-	echo "# client exit $rc_c, server exit $rc_s" >>"$out.cli"
 	[[ -n $quiet ]] || cm_report "$name"
 	return 1
 }
@@ -69,12 +57,16 @@ cm_pair() {
 rping_run() {
 	local size=$1 count=10 lines
 	port=$((port + 1))
-	if cm_pair "rping_S$size" 120 \
+	cm_pair "rping_S$size" 120 \
 		"rping -s -a 10.0.0.2 -p $port -v -V -C $count -S $size" \
-		"rping -c -a 10.0.0.2 -I 10.0.0.1 -p $port -v -V -C $count -S $size"; then
-		lines=$(grep -c '^ping data: rdma-ping-' "$out.cli")
-		[[ $lines -eq $count ]] ||
-			echo "# rping -S $size: client printed $lines of $count pings"
+		"rping -c -a 10.0.0.2 -I 10.0.0.1 -p $port -v -V -C $count -S $size" \
+		judge || { cm_report "rping_S$size"; return; }
+	lines=$(grep -c '^ping data: rdma-ping-' "$out.cli")
+	if [[ $lines -eq $count ]]; then
+		tap_ok "cm.rping_S$size"
+	else
+		echo "client printed $lines of $count pings" >>"$out.cli"
+		cm_report "rping_S$size"
 	fi
 }
 
@@ -103,6 +95,20 @@ cm_pair udaddy 120 "udaddy -b 10.0.0.2 -C 20" \
 cm_pair udaddy_c4 120 "udaddy -b 10.0.0.2 -c 4 -C 10 -S 512" \
 	"udaddy -s 10.0.0.2 -b 10.0.0.1 -c 4 -C 10 -S 512"
 
+# libfabric's verbs provider over rdma_cm (FI_EP_MSG): fi_pingpong with
+# data checks (-c). It exchanges addresses over a TCP socket of its own
+# (-B/-P) and connects the endpoints through RDMA CM.
+if command -v fi_pingpong >/dev/null; then
+	for size in 64 65536; do
+		port=$((port + 1))
+		cm_pair "fi_pingpong_S$size" 180 \
+			"fi_pingpong -p verbs -e msg -d dray1 -B $port -I 20 -S $size -c" \
+			"fi_pingpong -p verbs -e msg -d dray0 -P $port -I 20 -S $size -c 10.0.0.2"
+	done
+else
+	tap_skip cm.fi_pingpong "fi_pingpong not installed (Debian package libfabric-bin)"
+fi
+
 # perftest NAME PROG ARGS: server on dray1, client on dray0. perftest
 # gives up after a complete run when it cannot calibrate its clock under
 # TCG ("Can't produce a report"): only such a pair runs again (3 in all).
@@ -124,5 +130,5 @@ for t in write send read; do
 done
 perftest ib_send_lat_R ib_send_lat -n 200
 
-echo "cm: $TAP_PASS passed, $TAP_FAIL failed"
+echo "cm: $TAP_PASS passed, $TAP_FAIL failed, $TAP_SKIP skipped"
 [[ $TAP_FAIL -eq 0 ]]

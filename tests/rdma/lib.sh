@@ -78,21 +78,58 @@ port_active() {
 	[[ $s == 4: ]]
 }
 
-# gid_v4 DEV: print the index of the RoCEv2 GID holding an IPv4-mapped
-# address (::ffff:a.b.c.d). Reads sysfs with builtins only; scans the
-# first 16 entries (rxe's table has hundreds of empty ones).
-gid_v4() {
+# gid_find DEV PREFIX: print the index of the first RoCEv2 GID of DEV
+# whose sysfs text starts with PREFIX. Reads sysfs with builtins only;
+# scans the first 16 entries (rxe's table has hundreds of empty ones).
+gid_find() {
 	local dev=$1 i t g
 	for ((i = 0; i < 16; i++)); do
 		t='' g=''
 		read -r t <"/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null
 		read -r g <"/sys/class/infiniband/$dev/ports/1/gids/$i" 2>/dev/null
-		if [[ $t == "RoCE v2" && $g == 0000:0000:0000:0000:0000:ffff:* ]]; then
+		if [[ $t == "RoCE v2" && $g == "$2"* ]]; then
 			echo "$i"
 			return 0
 		fi
 	done
 	return 1
+}
+
+# gid_v4 DEV: the GID holding an IPv4-mapped address (::ffff:a.b.c.d)
+gid_v4() {
+	gid_find "$1" 0000:0000:0000:0000:0000:ffff:
+}
+
+# gid_ll DEV: the GID holding the IPv6 link-local address (fe80::/64)
+gid_ll() {
+	gid_find "$1" fe80:0000:0000:0000:
+}
+
+# kernel_clean TAINT0: a TAP line; fails if the kernel got tainted by a
+# bad page, an oops, a WARN or a soft lockup since TAINT0 was read from
+# /proc/sys/kernel/tainted (vm-run.sh fails the whole run then; this says
+# which part of it did).
+kernel_clean() {
+	local taint
+	read -r taint </proc/sys/kernel/tainted
+	if (((taint & ~$1) & ((1 << 5) | (1 << 7) | (1 << 9) | (1 << 14)))); then
+		tap_fail "kernel: no WARN, oops or soft lockup during the run" \
+			"taint $1 -> $taint"
+		dmesg | grep -E -A 12 "WARNING:|BUG:|Oops|soft lockup" |
+			head -n 60 | sed 's/^/# /'
+	else
+		tap_ok "kernel: no WARN, oops or soft lockup during the run"
+	fi
+}
+
+# want GROUP: was GROUP asked for ($groups: the groups to run)?
+want() {
+	[[ " $groups " == *" $1 "* ]]
+}
+
+# show FILE: a program's output as TAP comments
+show() {
+	sed 's/^/# /' "$1"
 }
 
 # wait_listen PORT [TIMEOUT_S]: until a TCP socket listens on PORT.
@@ -135,13 +172,17 @@ next_port() {
 
 # pair_run OUT TIMEOUT "SERVER CMD" "CLIENT CMD": start the server (its
 # output in OUT.srv), wait until it listens on $PAIR_PORT, run the client
-# (OUT.cli). Both must exit 0. The commands are split on blanks.
+# (OUT.cli). Both must exit 0. The commands are split on blanks. With
+# PAIR_SLEEP=N (a server that listens through rdma_cm, in the kernel,
+# where no socket shows it) it waits N seconds instead.
 pair_run() {
 	local out=$1 t=$2 srv=$3 cli=$4 spid rc_s rc_c
 	# shellcheck disable=SC2086
 	timeout "$t" $srv >"$out.srv" 2>&1 &
 	spid=$!
-	if ! wait_listen "$PAIR_PORT" 30; then
+	if [[ -n ${PAIR_SLEEP:-} ]]; then
+		sleep "$PAIR_SLEEP"
+	elif ! wait_listen "$PAIR_PORT" 30; then
 		kill "$spid" 2>/dev/null
 		wait "$spid"
 		echo "server did not listen on port $PAIR_PORT" >"$out.cli"

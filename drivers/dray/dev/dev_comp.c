@@ -368,14 +368,16 @@ static void comp_read_resp(struct dray_hw *hw, struct dray_hw_qp *qp,
 	if (!m)
 		return;
 	/*
-	 * The last response packet ends the READ (last or only); any other
-	 * is first or middle: first of the request being answered, which
-	 * after retransmissions need not be the one sent last. PSN and
-	 * length fix the data, whichever request the packet answers.
+	 * The last response packet ends the READ (last or only). Any other
+	 * is first or middle, or last or only where a request for part of
+	 * the READ ends (the requester asks piece by piece; after
+	 * retransmissions the request answered need not be the one sent
+	 * last). PSN and length fix the data, whichever request the packet
+	 * answers.
 	 */
 	end = m->resp_pkts + 1 == m->npkts ? DRAY_OPF_END : 0;
 	want = dray_wire_seg_len(m->length, mtu, m->resp_pkts);
-	if ((rx->flags & DRAY_OPF_END) != end ||
+	if ((end && !(rx->flags & DRAY_OPF_END)) ||
 	    ((rx->flags & DRAY_OPF_AETH) &&
 	     (rx->hdr.syndrome & DRAY_AETH_TYPE_MASK) != DRAY_AETH_ACK) ||
 	    rx->pay_len != want) {

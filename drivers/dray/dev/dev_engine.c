@@ -122,7 +122,13 @@ static bool engine_qp(struct dray_hw *hw, struct dray_hw_qp *qp)
 	if (qp->state == DRAY_QPS_INIT)
 		return work;
 
-	if (qp_deadline_due(qp, jiffies)) {
+	/*
+	 * Received frames not yet looked at may hold the responses the
+	 * timer would give up on: frames first. (A timer held off past a
+	 * whole timeout fires late, and late timers use no retry.)
+	 */
+	if (qp_deadline_due(qp, jiffies) &&
+	    skb_queue_empty_lockless(&hw->engine.rx_queue)) {
 		qp->deadline = 0;
 		dray_xport_timer(hw, qp);
 		work = true;

@@ -4,8 +4,9 @@
  *
  * Send WQEs are fetched in order and each is turned into request packets:
  * SEND and RDMA WRITE segmented by the path MTU (first/middle/last/only),
- * RDMA READ and atomics as one request each. PSNs are assigned in order;
- * a READ takes one PSN per response packet it asks for.
+ * atomics as one request each, RDMA READ as one request per
+ * DRAY_XP_READ_PKTS response packets. PSNs are assigned in order; a READ takes one PSN per
+ * response packet it asks for.
  *
  * Flow control: at most DRAY_XP_WINDOW PSNs and DRAY_XP_MAX_WQE WQEs are
  * outstanding; at most max_rd_atomic READs and atomics (the initiator
@@ -293,6 +294,34 @@ static bool req_want_ack(struct dray_hw_qp *qp, const struct dray_xp_swqe *m,
 	       (rq->cur + 1 == rq->fetch && !dray_hw_sq_pending(qp));
 }
 
+/*
+ * The response packets one READ request starting at packet @n of @m asks
+ * for: up to the end of @n's piece of DRAY_XP_READ_PKTS packets. A READ
+ * longer than that is asked for piece by piece, one request outstanding
+ * per WQE (req_read_waits()), so that the responder's burst fits what
+ * the port can take (a responder such as rxe answers a request of
+ * thousands of packets back to back) and a READ occupies one responder
+ * resource however long it is. The pieces are fixed, so that a request
+ * sent again after a loss never reaches past the one it repeats: a
+ * responder answers a duplicate READ only within the original.
+ */
+static u32 req_read_pkts(const struct dray_xp_swqe *m, u32 n)
+{
+	u32 end = (n / DRAY_XP_READ_PKTS + 1) * DRAY_XP_READ_PKTS;
+
+	return min(m->npkts, end) - n;
+}
+
+/* Does the next request of READ @m wait for the answer to its last? */
+static bool req_read_waits(const struct dray_hw_qp *qp,
+			   const struct dray_xp_swqe *m)
+{
+	const struct dray_xp_req *rq = &qp->xp.req;
+
+	return m->opcode == DRAY_WQE_RDMA_READ && rq->cur_pkt &&
+	       dray_psn_cmp(rq->una, rq->psn) < 0;
+}
+
 /* Build the header of packet @n of @m; returns its payload length. */
 static u32 req_build(struct dray_hw_qp *qp, struct dray_xp_swqe *m, u32 n,
 		     struct dray_pkt *pkt, bool *last)
@@ -310,11 +339,17 @@ static u32 req_build(struct dray_hw_qp *qp, struct dray_xp_swqe *m, u32 n,
 
 	switch (m->opcode) {
 	case DRAY_WQE_RDMA_READ:
-		/* A retransmission asks for the part not received yet. */
+		/*
+		 * One request asks for one piece (req_read_pkts()); a
+		 * retransmission for the part of it not received yet.
+		 */
 		pkt->opcode = DRAY_OP_READ_REQUEST;
 		pkt->va = le64_to_cpu(h->u.rdma.remote_addr) + off;
 		pkt->rkey = le32_to_cpu(h->u.rdma.rkey);
-		pkt->dma_len = m->length > off ? m->length - off : 0;
+		pkt->dma_len = m->length > off ?
+			       min_t(u64, m->length - off,
+				     (u64)req_read_pkts(m, n) * mtu) : 0;
+		*last = n + req_read_pkts(m, n) >= m->npkts;
 		m->req_psn = rq->psn;
 		return 0;
 	case DRAY_WQE_ATOMIC_CMP_SWP:
@@ -384,7 +419,8 @@ static int req_send_pkt(struct dray_hw *hw, struct dray_hw_qp *qp,
 	dray_xp_xmit(hw, qp, skb);
 
 	if (m->opcode == DRAY_WQE_RDMA_READ) {
-		rq->psn = dray_psn_add(m->psn, m->npkts);
+		rq->psn = dray_psn_add(rq->psn, req_read_pkts(m, n));
+		rq->cur_pkt = n + req_read_pkts(m, n);
 	} else {
 		rq->psn = dray_psn_add(rq->psn, 1);
 		rq->cur_pkt++;
@@ -453,6 +489,8 @@ void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 			rq->cur_pkt = 0;
 			continue;
 		}
+		if (req_read_waits(qp, m))
+			break;
 		st = req_load(hw, qp, m, &verr);
 		if (!st)
 			st = req_send_pkt(hw, qp, m, &verr);

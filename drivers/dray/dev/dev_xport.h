@@ -49,6 +49,8 @@ struct sk_buff;
  */
 #define DRAY_XP_WINDOW		256
 #define DRAY_XP_CWND_MIN	8
+/* Response packets one READ request asks for at most (dev_req.c). */
+#define DRAY_XP_READ_PKTS	128
 /* Requester: ask for an ACK at least every this many packets. */
 #define DRAY_XP_ACKREQ_EVERY	32
 /* Responder: acknowledge at least every this many packets. */
