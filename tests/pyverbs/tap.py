@@ -17,7 +17,8 @@ Usage: tap.py RESULTS [--skips FILE] [--known-skips FILE] [--trace-lines N]
   --skips FILE        also write the skips, "ID<TAB>REASON" a line
   --known-skips FILE  the reviewed skip list (tests/pyverbs/skips.txt):
                       a comment line for every skip not in it, or whose
-                      reason differs
+                      reason differs, and one more test,
+                      pyverbs.skips_reviewed, that fails if there is any
 Exit status: 0 if nothing failed.
 """
 
@@ -108,11 +109,24 @@ def main():
                 cols = line.rstrip('\n').split('\t')
                 if len(cols) >= 3:
                     known[cols[0]] = cols[2]
+        unreviewed = 0
         for tid, reason in skips:
             if tid not in known:
                 out.write(f'# skip not in {args.known_skips}: {tid}: {reason}\n')
+                unreviewed += 1
             elif known[tid] != reason:
                 out.write(f'# skip reason changed: {tid}: {reason}\n')
+                unreviewed += 1
+        # Every skip must be a reviewed one: one more test says so.
+        n += 1
+        if unreviewed:
+            failed += 1
+            out.write(f'not ok {n} - pyverbs.skips_reviewed # {unreviewed} '
+                      f'skip(s) not in {args.known_skips} as listed above\n')
+        else:
+            passed += 1
+            out.write(f'ok {n} - pyverbs.skips_reviewed '
+                      f'({len(skips)} skips, all in {args.known_skips})\n')
     if not done:
         out.write('# the suite did not finish (the process died or timed out)\n')
     out.write(f'1..{n}\n')
