@@ -5,8 +5,8 @@
  * Send WQEs are fetched in order and each is turned into request packets:
  * SEND and RDMA WRITE segmented by the path MTU (first/middle/last/only),
  * atomics as one request each, RDMA READ as one request per
- * DRAY_XP_READ_PKTS response packets. PSNs are assigned in order; a READ takes one PSN per
- * response packet it asks for.
+ * DRAY_XP_READ_PKTS response packets. PSNs are assigned in order; a READ
+ * takes one PSN per response packet it asks for.
  *
  * Flow control: at most DRAY_XP_WINDOW PSNs and DRAY_XP_MAX_WQE WQEs are
  * outstanding; at most max_rd_atomic READs and atomics (the initiator
@@ -330,7 +330,7 @@ static u32 req_build(struct dray_hw_qp *qp, struct dray_xp_swqe *m, u32 n,
 	const struct dray_sq_wqe *h = &rq->cur_wqe.hdr;
 	u32 mtu = dray_xp_mtu(qp);
 	u64 off = (u64)n * mtu;
-	u32 pos;
+	u32 pos, pkts;
 
 	pkt->pkey = DRAY_PKEY_DEFAULT;
 	pkt->qpn = qp->dest_qpn;
@@ -343,13 +343,14 @@ static u32 req_build(struct dray_hw_qp *qp, struct dray_xp_swqe *m, u32 n,
 		 * One request asks for one piece (req_read_pkts()); a
 		 * retransmission for the part of it not received yet.
 		 */
+		pkts = req_read_pkts(m, n);
 		pkt->opcode = DRAY_OP_READ_REQUEST;
 		pkt->va = le64_to_cpu(h->u.rdma.remote_addr) + off;
 		pkt->rkey = le32_to_cpu(h->u.rdma.rkey);
 		pkt->dma_len = m->length > off ?
-			       min_t(u64, m->length - off,
-				     (u64)req_read_pkts(m, n) * mtu) : 0;
-		*last = n + req_read_pkts(m, n) >= m->npkts;
+			       min_t(u64, m->length - off, (u64)pkts * mtu) :
+			       0;
+		*last = n + pkts >= m->npkts;
 		m->req_psn = rq->psn;
 		return 0;
 	case DRAY_WQE_ATOMIC_CMP_SWP:
@@ -419,8 +420,10 @@ static int req_send_pkt(struct dray_hw *hw, struct dray_hw_qp *qp,
 	dray_xp_xmit(hw, qp, skb);
 
 	if (m->opcode == DRAY_WQE_RDMA_READ) {
-		rq->psn = dray_psn_add(rq->psn, req_read_pkts(m, n));
-		rq->cur_pkt = n + req_read_pkts(m, n);
+		u32 pkts = req_read_pkts(m, n);
+
+		rq->psn = dray_psn_add(rq->psn, pkts);
+		rq->cur_pkt = n + pkts;
 	} else {
 		rq->psn = dray_psn_add(rq->psn, 1);
 		rq->cur_pkt++;

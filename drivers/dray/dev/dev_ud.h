@@ -9,12 +9,12 @@
  * BTH, DETH (Q_Key, source QP), the payload copied into the frame, ICRC.
  * The destination comes from the address handle the WQE names (an AH of
  * the QP's PD) or, with DRAY_WQE_F_UD_AV, from the address vector in the
- * WQE itself (checked as CREATE_AH checks one); the payload must fit the port's active MTU. A WQE
- * completes as soon as its frame is handed to the port (UD is
- * unreliable: a frame the port drops still completes successfully). An
- * error completion moves the QP to SQE (IBTA vol. 1 10.3.1: unreliable
- * service types); in SQE every send WQE completes with WR_FLUSH_ERR and
- * the receive side works on.
+ * WQE itself (checked as CREATE_AH checks one); the payload must fit the
+ * port's active MTU. A WQE completes as soon as its frame is handed to
+ * the port (UD is unreliable: a frame the port drops still completes
+ * successfully). An error completion moves the QP to SQE (IBTA vol. 1
+ * 10.3.1: unreliable service types); in SQE every send WQE completes
+ * with WR_FLUSH_ERR and the receive side works on.
  *
  * Receive: a frame for a UD QP in RTR, RTS, SQD or SQE whose P_Key and
  * Q_Key match takes the next receive WQE; without one it is dropped and

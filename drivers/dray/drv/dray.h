@@ -484,6 +484,8 @@ int dray_cmd_destroy_qp(struct dray_dev *dev, u32 qpn);
 int dray_cmd_create_ah(struct dray_dev *dev, u32 pdn,
 		       const struct dray_path_params *path, u32 *ahn);
 int dray_cmd_destroy_ah(struct dray_dev *dev, u32 ahn);
+/* A path in the device's format (commands, and UD WQEs' address vectors). */
+void dray_path_to_hw(struct dray_path *hw, const struct dray_path_params *p);
 
 /* eq.c */
 int dray_eq_create(struct dray_dev *dev, struct dray_eq *eq, u8 log_depth,
@@ -561,7 +563,6 @@ int dray_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void dray_kcq_clean(struct dray_cq *cq, u32 qpn);
 
 /* kqp.c: kernel QPs */
-void dray_path_to_hw(struct dray_path *hw, const struct dray_path_params *p);
 int dray_kqp_create(struct dray_dev *dev, struct dray_qp *qp,
 		    struct ib_qp_init_attr *ia);
 void dray_kqp_free(struct dray_dev *dev, struct dray_qp *qp);
