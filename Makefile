@@ -11,7 +11,7 @@
 #   make test          every test; ends with "N passed, N failed"
 #   make smoke         RC data-path smoke lane in the VM (not yet in `test`)
 #   make kverbs        kernel-verbs tests (tests/kverbs/dray_ktest.ko) in the VM
-#   make interop       wire interop with Soft-RoCE (rxe) in the VM (not in `test`)
+#   make interop       wire interop with Soft-RoCE (rxe) in the VM (`test` runs a subset)
 #   make cm            RDMA CM over the GSI QP in the VM (tests/cm/run.sh)
 #   make pyverbs       rdma-core's pyverbs suite against dray0 in the VM
 

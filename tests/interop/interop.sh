@@ -114,18 +114,14 @@ kernel_log() {
 # report NAME RC LOGPREFIX: a TAP line; on failure the logs, counters and
 # kernel messages
 report() {
-	local name=$1 rc=$2 f
+	local name=$1 rc=$2
 	if [[ $rc -eq 0 ]]; then
 		tap_ok "$name"
 		counters
 		return
 	fi
 	tap_fail "$name"
-	for f in "$LOG/$3".*; do
-		[[ -e $f ]] || continue
-		echo "# --- ${f##*/}"
-		show "$f" | tail -n 30
-	done
+	show_logs "$LOG/$3" 30
 	counters
 	kernel_log
 }
@@ -465,22 +461,6 @@ integ() {
 		flow_tail "$LOG/integ.fields"
 		kernel_log
 	fi
-}
-
-# netem_on SPEC / netem_off: a netem qdisc on both veths
-netem_on() {
-	local v
-	for v in veth0 veth1; do
-		# shellcheck disable=SC2086 # SPEC is netem's arguments
-		tc qdisc add dev "$v" root netem $1 >>"$LOG/tc" 2>&1 || return 1
-	done
-}
-netem_off() {
-	local v
-	for v in veth0 veth1; do
-		tc qdisc del dev "$v" root 2>/dev/null
-	done
-	return 0
 }
 
 if want integrity; then

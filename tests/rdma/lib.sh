@@ -132,6 +132,34 @@ show() {
 	sed 's/^/# /' "$1"
 }
 
+# show_logs PREFIX LINES: the last LINES lines of every PREFIX.* file (a
+# failed pair's .srv and .cli), each under a "--- NAME" header
+show_logs() {
+	local f
+	for f in "$1".*; do
+		[[ -e $f ]] || continue
+		echo "# --- ${f##*/}"
+		show "$f" | tail -n "$2"
+	done
+}
+
+# netem_on SPEC / netem_off: a netem qdisc (SPEC: netem's arguments) on
+# both veths of the pair, tc's output in $LOG/tc
+netem_on() {
+	local v
+	for v in veth0 veth1; do
+		# shellcheck disable=SC2086 # SPEC is netem's arguments
+		tc qdisc add dev "$v" root netem $1 >>"$LOG/tc" 2>&1 || return 1
+	done
+}
+netem_off() {
+	local v
+	for v in veth0 veth1; do
+		tc qdisc del dev "$v" root 2>/dev/null
+	done
+	return 0
+}
+
 # wait_listen PORT [TIMEOUT_S]: until a TCP socket listens on PORT.
 wait_listen() {
 	local port=$1 t=${2:-20} i hex line f

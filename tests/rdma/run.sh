@@ -74,11 +74,7 @@ report() {
 		tap_ok "$name"
 	else
 		tap_fail "$name"
-		for f in "$LOG/$3".*; do
-			[[ -e $f ]] || continue
-			echo "# --- ${f##*/}"
-			show "$f" | tail -n 40
-		done
+		show_logs "$LOG/$3" 40
 	fi
 }
 
@@ -128,7 +124,8 @@ if want pingpong; then
 		[[ $rc -eq 1 ]] && grep -q "$3" "$out"
 		report "$1" "$?" srq
 	}
-	max_srq=$(ibv_devinfo -v -d "$DEV_A" | awk '$1 == "max_srq:" { print $2 }')
+	devinfo=$(ibv_devinfo -v -d "$DEV_A")
+	max_srq=$(awk '$1 == "max_srq:" { print $2 }' <<<"$devinfo")
 	if [[ $max_srq == 0 ]]; then
 		unsupported_clean "srq_pingpong on $DEV_A fails cleanly (max_srq 0)" \
 			ibv_srq_pingpong "Couldn't create SRQ"
@@ -139,7 +136,7 @@ if want pingpong; then
 			"ibv_srq_pingpong -d $DEV_A -g $GID_A -n 100 -p $PAIR_PORT $ADDR_B"
 		report "srq_pingpong $DEV_A<->$DEV_B" "$?" srq
 	fi
-	if ! ibv_devinfo -v -d "$DEV_A" | grep -qw XRC; then
+	if ! grep -qw XRC <<<"$devinfo"; then
 		# EOPNOTSUPP (95) from ibv_open_xrcd
 		unsupported_clean "xsrq_pingpong on $DEV_A fails cleanly (no XRC)" \
 			ibv_xsrq_pingpong "Couldn't Open the XRC Domain 95"
@@ -357,13 +354,8 @@ integ_known() {
 }
 
 if want loss; then
-	ok=1
 	netem="loss 1% duplicate 1% reorder 5% delay 1ms"
-	for v in veth0 veth1; do
-		# shellcheck disable=SC2086
-		tc qdisc add dev "$v" root netem $netem >>"$LOG/tc" 2>&1 || ok=0
-	done
-	if [[ $ok -eq 1 ]]; then
+	if netem_on "$netem"; then
 		# Retransmission takes a timeout when the last packets of a
 		# message or their ACK are lost: 2^12 * 4.096 us = 17 ms.
 		common=(--dev-a "$DEV_A" --dev-b "$DEV_B" --timeout-exp 12
@@ -383,9 +375,7 @@ if want loss; then
 		tap_fail "loss: netem on veth0/veth1"
 		show "$LOG/tc"
 	fi
-	for v in veth0 veth1; do
-		tc qdisc del dev "$v" root 2>/dev/null
-	done
+	netem_off
 fi
 
 # --- the kernel --------------------------------------------------------------
