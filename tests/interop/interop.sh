@@ -643,10 +643,11 @@ if want capture; then
 	pcap=$LOG/flow.pcap
 	mark
 	capture_start "$pcap" 0
-	# RC: every opcode, both directions, IPv4 (integrity); RC over the
+	# RC: every opcode, both directions, IPv4 (integrity; --cover puts
+	# every kind in every packet shape first, from each side); RC over the
 	# IPv6 link-local GIDs and UD over both (pingpong, both directions)
 	timeout 600 "$RDMA_BIN/integrity" --quiet --dev-a "$DRAY" --dev-b "$RXE" \
-		--iters $((300 * SCALE)) --max-size 12k --max-sge 3 \
+		--cover --iters $((300 * SCALE)) --max-size 12k --max-sge 3 \
 		--timeout-exp 18 >"$LOG/cap.integrity" 2>&1
 	rc=$?
 	direction "$DRAY->$RXE"

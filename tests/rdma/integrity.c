@@ -79,6 +79,7 @@ struct op {
 	struct piece rem[MAX_SGE];
 	bool has_recv;
 	bool inl, signaled, fence, solicited;
+	bool cover;		/* placed by --cover */
 	uint32_t imm;		/* network order, as in the WR */
 	uint64_t old, cmp, swap_add;
 	uint64_t send_id, recv_id;
@@ -140,6 +141,7 @@ static struct {
 	unsigned int wait_ms;
 	bool quiet;
 	bool inject;
+	bool cover;
 } opt = {
 	.gid_index = -1,
 	.iters = 1000,
@@ -161,6 +163,53 @@ static uint64_t batch_no;
 static uint64_t errors;
 static uint64_t max_len;	/* largest op length (max_msg_sz capped) */
 static uint64_t big_len;
+static uint32_t path_mtu;	/* bytes */
+
+/*
+ * --cover: the run starts with one operation of every kind, from each
+ * side, in each packet shape: ONLY (one packet), FIRST + LAST and
+ * FIRST + MIDDLE + LAST (atomics: one shape). cover_next counts the ones
+ * placed; the random operations follow.
+ */
+#define COVER_SHAPES 3
+static unsigned int cover_next;
+
+static bool cover_pick(enum op_kind *kind, int *req, int *shape)
+{
+	unsigned int i = cover_next, k;
+
+	if (!opt.cover)
+		return false;
+	for (*req = 0; *req < (opt.one_way ? 1 : 2); (*req)++) {
+		for (k = 0; k < OP_NR; k++) {
+			int shapes = (k == OP_CMP_SWP || k == OP_FETCH_ADD) ?
+				     1 : COVER_SHAPES;
+
+			if (!(opt.ops_mask & (1U << k)))
+				continue;
+			if (i < (unsigned int)shapes) {
+				*kind = (enum op_kind)k;
+				*shape = (int)i;
+				return true;
+			}
+			i -= (unsigned int)shapes;
+		}
+	}
+	return false;
+}
+
+/* A length of SHAPE packets at the path MTU (capped at max_len). */
+static uint64_t cover_len(int shape)
+{
+	uint64_t lo = shape ? (uint64_t)shape * path_mtu + 1 : 1;
+	uint64_t hi = (uint64_t)(shape + 1) * path_mtu;
+
+	if (hi > max_len)
+		hi = max_len;
+	if (lo > hi)
+		lo = hi;
+	return rng_range(&rng, lo, hi);
+}
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -359,6 +408,8 @@ static void setup(void)
 		max_len = msg;
 		opt.max_size = msg;
 	}
+	path_mtu = 128U << (sides[0].end.mtu < sides[1].end.mtu ?
+			    sides[0].end.mtu : sides[1].end.mtu);
 	big_len = opt.big_size;
 	if (opt.big && msg && big_len > msg) {
 		printf("integrity: --big-size %" PRIu64
@@ -539,11 +590,15 @@ static bool is_atomic(enum op_kind k)
 static bool make_op(struct op *o)
 {
 	struct side *rq, *rs;
-	int n;
+	int n, shape = -1;
 
 	memset(o, 0, sizeof(*o));
-	o->kind = pick_kind();
-	o->req = opt.one_way ? 0 : (int)rng_below(&rng, 2);
+	if (cover_pick(&o->kind, &o->req, &shape)) {
+		o->cover = true;
+	} else {
+		o->kind = pick_kind();
+		o->req = opt.one_way ? 0 : (int)rng_below(&rng, 2);
+	}
 	rq = &sides[o->req];
 	rs = &sides[!o->req];
 	o->seed = rng_next(&rng);
@@ -566,7 +621,11 @@ static bool make_op(struct op *o)
 		return true;
 	}
 
-	o->len = rng_one_in(&rng, 32) && o->kind != OP_READ ? 0 : pick_len();
+	if (o->cover)
+		o->len = cover_len(shape);
+	else
+		o->len = rng_one_in(&rng, 32) && o->kind != OP_READ ? 0 :
+			 pick_len();
 	n = (int)rng_range(&rng, 1, o->kind == OP_READ ? rq->max_rd_sge :
 						  rq->max_send_sge);
 	if (!alloc_sges(rq, o->len, n, o->loc, &o->nloc))
@@ -1192,6 +1251,8 @@ static bool run_batch(uint64_t want_ops)
 				die("cannot place an operation in the buffers");
 			continue;
 		}
+		if (o->cover)
+			cover_next++;
 		o->send_id = (batch_no << 16) | ((uint64_t)nops << 1);
 		o->recv_id = o->send_id | 1;
 		sides[o->req].sq[sides[o->req].nsq++] = nops;
@@ -1252,6 +1313,9 @@ static void report(uint64_t t0, bool ok)
 	       n, st.batches, st.chains, total, n ? st.min_len : 0, st.max_len,
 	       st.inl, st.unsignaled, st.multi_sge, st.fenced, st.zero_len,
 	       st.big, secs, secs > 0 ? (double)total / secs / 1e6 : 0.0);
+	if (opt.cover)
+		printf("integrity: %u covering operations first (path MTU %u)\n",
+		       cover_next, path_mtu);
 	printf("integrity: %s (seed %#" PRIx64 ", %" PRIu64 " error%s)\n",
 	       ok ? "PASS" : "FAIL", opt.seed, errors, errors == 1 ? "" : "s");
 }
@@ -1339,7 +1403,7 @@ static uint64_t parse_size(const char *s)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: integrity [options]\n  --dev-a NAME      device of side A (default: the first)\n  --dev-b NAME      device of side B (default: dev-a)\n  --gid-index N     GID index on both (default: the RoCEv2 IPv4 GID)\n  --iters N         operations (default 1000)\n  --seed S          PRNG seed (default: from the clock; printed)\n  --max-size BYTES  largest message, k/m/g suffixes (default 4m)\n  --big             also ~1/32 messages up to --big-size\n  --big-size BYTES  (default 64m; capped at the port's max_msg_sz)\n  --mr-offset       MRs start at a random offset in their first page\n  --iova            MRs registered at a random IOVA\n  --ops LIST        send,send_imm,write,write_imm,read,cmp_swp,\n                    fetch_add,atomic,all (default all)\n  --one-way         A is always the requester\n  --max-batch N     operations in flight per batch, 1..%d (default 8)\n  --max-sge N       SGEs per WR at most (default 4, max %d)\n  --timeout-exp N   QP local ACK timeout exponent (default 14)\n  --wait-ms MS      completion wait per batch (default 60000)\n  --quiet           no progress lines\n  --inject-error    corrupt one delivered byte (the run must fail)\n",
+		"usage: integrity [options]\n  --dev-a NAME      device of side A (default: the first)\n  --dev-b NAME      device of side B (default: dev-a)\n  --gid-index N     GID index on both (default: the RoCEv2 IPv4 GID)\n  --iters N         operations (default 1000)\n  --seed S          PRNG seed (default: from the clock; printed)\n  --max-size BYTES  largest message, k/m/g suffixes (default 4m)\n  --big             also ~1/32 messages up to --big-size\n  --big-size BYTES  (default 64m; capped at the port's max_msg_sz)\n  --mr-offset       MRs start at a random offset in their first page\n  --iova            MRs registered at a random IOVA\n  --ops LIST        send,send_imm,write,write_imm,read,cmp_swp,\n                    fetch_add,atomic,all (default all)\n  --one-way         A is always the requester\n  --max-batch N     operations in flight per batch, 1..%d (default 8)\n  --max-sge N       SGEs per WR at most (default 4, max %d)\n  --timeout-exp N   QP local ACK timeout exponent (default 14)\n  --wait-ms MS      completion wait per batch (default 60000)\n  --quiet           no progress lines\n  --inject-error    corrupt one delivered byte (the run must fail)\n  --cover           start with every kind from each side as one packet,\n                    two and three or more (atomics: once)\n",
 		MAX_BATCH, MAX_SGE);
 }
 
@@ -1364,6 +1428,7 @@ int main(int argc, char **argv)
 		{ "wait-ms", required_argument, NULL, 'w' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "inject-error", no_argument, NULL, 'I' },
+		{ "cover", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1428,6 +1493,9 @@ int main(int argc, char **argv)
 		case 'I':
 			opt.inject = true;
 			break;
+		case 'C':
+			opt.cover = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1449,9 +1517,10 @@ int main(int argc, char **argv)
 	rng.s = opt.seed;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("integrity: seed %#" PRIx64 " iters %" PRIu64 " max-size %" PRIu64
-	       "%s%s%s ops %#x\n", opt.seed, opt.iters, opt.max_size,
+	       "%s%s%s%s ops %#x\n", opt.seed, opt.iters, opt.max_size,
 	       opt.big ? " big" : "", opt.mr_offset ? " mr-offset" : "",
-	       opt.iova ? " iova" : "", opt.ops_mask);
+	       opt.iova ? " iova" : "", opt.cover ? " cover" : "",
+	       opt.ops_mask);
 
 	setup();
 	st.min_len = UINT64_MAX;

@@ -208,7 +208,7 @@ integ() {
 	local rc=$?
 	if [[ $rc -eq 0 ]]; then
 		tap_ok "$name"
-		grep -E "ops in|PASS" "$LOG/integ.out" | sed 's/^/# /'
+		grep -E "ops in|covering|PASS" "$LOG/integ.out" | sed 's/^/# /'
 	elif rxe_read_hang "$LOG/integ.out"; then
 		TAP_N=$((TAP_N + 1)) TAP_SKIP=$((TAP_SKIP + 1))
 		echo "not ok $TAP_N - $name # TODO rxe 6.1: a retransmitted READ or atomic never completed"
@@ -222,9 +222,11 @@ integ() {
 if want integrity; then
 	it=$((600 * SCALE))
 	integ "integrity $DEV_A->$DEV_B every opcode" \
-		--dev-a "$DEV_A" --dev-b "$DEV_B" --one-way --iters "$it" --max-size 1m
+		--dev-a "$DEV_A" --dev-b "$DEV_B" --one-way --cover --iters "$it" \
+		--max-size 1m
 	integ "integrity $DEV_B->$DEV_A every opcode" \
-		--dev-a "$DEV_B" --dev-b "$DEV_A" --one-way --iters "$it" --max-size 1m
+		--dev-a "$DEV_B" --dev-b "$DEV_A" --one-way --cover --iters "$it" \
+		--max-size 1m
 	integ "integrity both directions, 16 SGEs, batches of 32" \
 		--dev-a "$DEV_A" --dev-b "$DEV_B" --iters "$it" --max-size 256k \
 		--max-sge 16 --max-batch 32
@@ -345,7 +347,7 @@ integ_known() {
 	local rc=$?
 	if [[ $rc -eq 0 ]]; then
 		tap_ok "$name"
-		grep -E "ops in|PASS" "$LOG/integ.out" | sed 's/^/# /'
+		grep -E "ops in|covering|PASS" "$LOG/integ.out" | sed 's/^/# /'
 	else
 		TAP_N=$((TAP_N + 1)) TAP_SKIP=$((TAP_SKIP + 1))
 		echo "not ok $TAP_N - $name # TODO $why"
