@@ -61,8 +61,7 @@ void dray_xp_comp_advance(struct dray_hw *hw, struct dray_hw_qp *qp)
 			return;
 		}
 		dray_hw_sq_complete(hw, qp, d, DRAY_CQE_ST_SUCCESS, 0);
-		if (dray_xp_is_rd_atomic(m->opcode))
-			rq->rd_atomic--;
+		rq->rd_atomic -= m->rd_slots;
 		rq->head++;
 		rq->blocked = false;
 	}

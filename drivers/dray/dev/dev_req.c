@@ -9,9 +9,10 @@
  * takes one PSN per response packet it asks for.
  *
  * Flow control: at most DRAY_XP_WINDOW PSNs and DRAY_XP_MAX_WQE WQEs are
- * outstanding; at most max_rd_atomic READs and atomics (the initiator
- * depth); a fenced WQE waits until every earlier READ and atomic
- * completed.
+ * outstanding; at most max_rd_atomic READ requests and atomics (the
+ * initiator depth: a READ of more than one piece holds up to
+ * DRAY_XP_READ_PIECES of it, one per request it may have outstanding);
+ * a fenced WQE waits until every earlier READ and atomic completed.
  *
  * Retransmission is go-back-N: the completer names a PSN (a NAK, an
  * implied NAK, the local ACK timeout) and the requester sends everything
@@ -220,6 +221,19 @@ static int req_peek(struct dray_hw *hw, struct dray_hw_qp *qp, u8 *verr)
 	return 0;
 }
 
+/*
+ * The initiator depth a READ of @npkts response packets takes: one per
+ * piece it may have asked for at once, as far as the depth left allows
+ * (req_peek() made sure of one).
+ */
+static u8 req_read_slots(const struct dray_hw_qp *qp, u32 npkts)
+{
+	u32 pieces = DIV_ROUND_UP(npkts, DRAY_XP_READ_PKTS);
+	u32 left = qp->max_rd_atomic - qp->xp.req.rd_atomic;
+
+	return (u8)clamp_t(u32, min(pieces, left), 1, DRAY_XP_READ_PIECES);
+}
+
 /* Take WQE @rq->fetch (in cur_wqe) as outstanding, or failed (@status). */
 static void req_commit(struct dray_hw_qp *qp, u8 status, u8 verr)
 {
@@ -239,12 +253,13 @@ static void req_commit(struct dray_hw_qp *qp, u8 status, u8 verr)
 	} else if (w->hdr.opcode == DRAY_WQE_ATOMIC_CMP_SWP ||
 		   w->hdr.opcode == DRAY_WQE_ATOMIC_FETCH_ADD) {
 		m->npkts = 1;
-		rq->rd_atomic++;
+		m->rd_slots = 1;
 	} else {
 		m->npkts = dray_wire_npkts(w->length, mtu);
 		if (w->hdr.opcode == DRAY_WQE_RDMA_READ)
-			rq->rd_atomic++;
+			m->rd_slots = req_read_slots(qp, m->npkts);
 	}
+	rq->rd_atomic += m->rd_slots;
 	rq->fetch++;
 	qp->sq.fetched = rq->fetch;
 	rq->cur_pkt = 0;
@@ -312,14 +327,24 @@ static u32 req_read_pkts(const struct dray_xp_swqe *m, u32 n)
 	return min(m->npkts, end) - n;
 }
 
-/* Does the next request of READ @m wait for the answer to its last? */
-static bool req_read_waits(const struct dray_hw_qp *qp,
-			   const struct dray_xp_swqe *m)
+/**
+ * dray_xp_req_read_waits() - must the next request of READ @m wait?
+ * @qp: the QP, its cursor in @m
+ * @m: the WQE at the cursor
+ *
+ * It waits while the READ has as many pieces in flight as the initiator
+ * depth it holds: pieces with packets asked for (before the cursor) and
+ * not placed yet. After a go-back the cursor may sit at or before the
+ * packets placed: nothing is in flight then.
+ */
+bool dray_xp_req_read_waits(const struct dray_hw_qp *qp,
+			    const struct dray_xp_swqe *m)
 {
-	const struct dray_xp_req *rq = &qp->xp.req;
+	u32 cur = qp->xp.req.cur_pkt, placed = m->resp_pkts;
 
-	return m->opcode == DRAY_WQE_RDMA_READ && rq->cur_pkt &&
-	       dray_psn_cmp(rq->una, rq->psn) < 0;
+	return m->opcode == DRAY_WQE_RDMA_READ && cur > placed &&
+	       DIV_ROUND_UP(cur, DRAY_XP_READ_PKTS) -
+	       placed / DRAY_XP_READ_PKTS >= m->rd_slots;
 }
 
 /* Build the header of packet @n of @m; returns its payload length. */
@@ -351,7 +376,6 @@ static u32 req_build(struct dray_hw_qp *qp, struct dray_xp_swqe *m, u32 n,
 			       min_t(u64, m->length - off, (u64)pkts * mtu) :
 			       0;
 		*last = n + pkts >= m->npkts;
-		m->req_psn = rq->psn;
 		return 0;
 	case DRAY_WQE_ATOMIC_CMP_SWP:
 		pkt->opcode = DRAY_OP_CMP_SWAP;
@@ -492,7 +516,7 @@ void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 			rq->cur_pkt = 0;
 			continue;
 		}
-		if (req_read_waits(qp, m))
+		if (dray_xp_req_read_waits(qp, m))
 			break;
 		st = req_load(hw, qp, m, &verr);
 		if (!st)

@@ -176,9 +176,13 @@ bool dray_xport_want_run(struct dray_hw_qp *qp)
 	    rq->rnr_wait || rq->stall ||
 	    dray_xp_span(rq->una, rq->psn) >= rq->cwnd)
 		return false;
-	/* Packets of fetched WQEs still to (re)send. */
-	if (rq->cur != rq->fetch)
-		return dray_xp_wqe(qp, rq->cur)->state != DRAY_XP_WQE_FAILED;
+	/* Packets of fetched WQEs still to (re)send, if they may go now. */
+	if (rq->cur != rq->fetch) {
+		const struct dray_xp_swqe *m = dray_xp_wqe(qp, rq->cur);
+
+		return m->state != DRAY_XP_WQE_FAILED &&
+		       !dray_xp_req_read_waits(qp, m);
+	}
 	return !rq->blocked && qp->state == DRAY_QPS_RTS && !qp->sq_draining &&
 	       rq->fetch - rq->head < min_t(u32, DRAY_XP_MAX_WQE, qp->sq.depth) &&
 	       dray_hw_sq_pending(qp);

@@ -49,8 +49,12 @@ struct sk_buff;
  */
 #define DRAY_XP_WINDOW		256
 #define DRAY_XP_CWND_MIN	8
-/* Response packets one READ request asks for at most (dev_req.c). */
+/*
+ * Response packets one READ request asks for at most, and such requests
+ * of one READ outstanding at most (dev_req.c).
+ */
 #define DRAY_XP_READ_PKTS	128
+#define DRAY_XP_READ_PIECES	2
 /* Requester: ask for an ACK at least every this many packets. */
 #define DRAY_XP_ACKREQ_EVERY	32
 /* Responder: acknowledge at least every this many packets. */
@@ -74,12 +78,12 @@ struct dray_xp_swqe {
 	u32	npkts;		/* PSNs it takes (READ: response packets) */
 	u32	length;		/* payload bytes */
 	u32	resp_pkts;	/* READ: response packets placed */
-	u32	req_psn;	/* READ: PSN of the last request sent */
 	u8	opcode;		/* DRAY_WQE_* */
 	u8	flags;		/* DRAY_WQE_F_* */
 	u8	state;		/* enum dray_xp_swqe_state */
 	u8	status;		/* DRAY_CQE_ST_* when FAILED */
 	u8	vendor_err;	/* enum dray_xp_vendor_err when FAILED */
+	u8	rd_slots;	/* READ/atomic: initiator depth it holds */
 };
 
 /*
@@ -95,7 +99,7 @@ struct dray_xp_req {
 	u32	cur;		/* WQE being sent */
 	u32	cur_pkt;	/* its next packet */
 	u32	fetch;		/* next WQE to fetch */
-	u32	rd_atomic;	/* READ and atomic WQEs not completed */
+	u32	rd_atomic;	/* initiator depth held (rd_slots summed) */
 	u32	noack;		/* packets sent since the last AckReq */
 	u32	cwnd;		/* current window, <= DRAY_XP_WINDOW */
 	u8	retry;		/* transport retries left */

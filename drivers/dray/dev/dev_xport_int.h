@@ -104,6 +104,10 @@ static inline bool dray_xp_is_rd_atomic(u8 wqe_opcode)
 	       wqe_opcode == DRAY_WQE_ATOMIC_FETCH_ADD;
 }
 
+/* dev_req.c: requester */
+bool dray_xp_req_read_waits(const struct dray_hw_qp *qp,
+			    const struct dray_xp_swqe *m);
+
 /* dev_comp.c: completer */
 void dray_xp_comp_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
 		     struct dray_xp_rxpkt *rx);
