@@ -13,11 +13,16 @@
  * the lock, runs passes right there; a write to DRAY_REG_ENGINE_KICK runs
  * them in the writer's context (process or softirq, interrupts on). Such
  * inline runs stop after DRAY_ENGINE_INLINE_PASSES passes that still
- * leave work, and when they cannot get the lock they wake the engine
- * thread instead. So a message and its ACK normally cross no thread. A
- * pass never recurses into another: frames it sends to a local port are
- * only queued (the veth delivers through its own softirq, the internal
- * loopback straight to rx_queue) and taken by the next pass.
+ * leave work, and hand the rest to the engine thread. One that finds the
+ * lock taken leaves its work to the holder: it sets engine.rerun before
+ * trying the lock, and every holder, inline run or thread, looks at rerun
+ * after releasing the lock and runs again if it is set (each side issues
+ * a full barrier between its store and its load, so one of them sees the
+ * other's). So a message and its ACK normally cross no thread, even when
+ * both CPUs work on the device at once. A pass never recurses into
+ * another: frames it sends to a local port are only queued (the veth
+ * delivers through its own softirq, the internal loopback straight to
+ * rx_queue) and taken by the next pass.
  *
  * The engine thread (one per device) polls while passes find work, runs
  * QP deadlines (retransmit and RNR timers) and takes whatever the inline
@@ -57,6 +62,8 @@
 #define DRAY_ENGINE_RX_MAX	4096
 /* Passes an inline run makes before it leaves the rest to the thread. */
 #define DRAY_ENGINE_INLINE_PASSES	4
+/* Runs one inline caller makes for others (engine.rerun), at most. */
+#define DRAY_ENGINE_INLINE_RERUNS	4
 
 void dray_hw_engine_kick(struct dray_hw *hw)
 {
@@ -70,6 +77,17 @@ void dray_hw_engine_kick(struct dray_hw *hw)
 	 */
 	if (wq_has_sleeper(&eng->wait))
 		wake_up(&eng->wait);
+}
+
+void dray_hw_engine_unlock(struct dray_hw *hw)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+
+	spin_unlock_bh(&eng->lock);
+	/* As engine_try_inline(): the lock released, then rerun. */
+	smp_mb();
+	if (atomic_read(&eng->rerun))
+		dray_hw_engine_kick(hw);
 }
 
 /* Set or clear NEED_WAKEUP in every UAR of the device. */
@@ -287,22 +305,37 @@ static void engine_run_inline(struct dray_hw *hw)
 }
 
 /*
- * Run passes here if engine.lock is free. Interrupts must be on for
- * spin_unlock_bh(); callers in hard interrupt context or with interrupts
- * off leave the work to the thread.
+ * Run passes here if engine.lock is free, else leave the work to its
+ * holder (engine.rerun, as the top of this file says). Interrupts must be
+ * on for spin_unlock_bh(); callers in hard interrupt context or with
+ * interrupts off leave the work to the thread (false).
  */
 static bool engine_try_inline(struct dray_hw *hw)
 {
 	struct dray_hw_engine *eng = &hw->engine;
+	unsigned int i;
 
 	if (in_hardirq() || irqs_disabled())
 		return false;
-	if (!spin_trylock_bh(&eng->lock))
-		return false;
-	/* After dray_hw_engine_stop() frames just wait to be purged. */
-	if (!eng->stopped)
-		engine_run_inline(hw);
-	spin_unlock_bh(&eng->lock);
+	atomic_set(&eng->rerun, 1);
+	/* rerun before the lock word; pairs with the holder's barrier. */
+	smp_mb__after_atomic();
+	for (i = 0; i < DRAY_ENGINE_INLINE_RERUNS; i++) {
+		if (!spin_trylock_bh(&eng->lock))
+			return true;
+		/* Fully ordered: the passes read what rerun announced. */
+		atomic_xchg(&eng->rerun, 0);
+		/* After dray_hw_engine_stop() frames just wait to be purged. */
+		if (!eng->stopped)
+			engine_run_inline(hw);
+		spin_unlock_bh(&eng->lock);
+		/* The lock released before rerun is read. */
+		smp_mb();
+		if (!atomic_read(&eng->rerun))
+			return true;
+	}
+	/* Others keep adding work: the thread takes it from here. */
+	dray_hw_engine_kick(hw);
 	return true;
 }
 
@@ -352,16 +385,11 @@ void dray_hw_engine_uar_kick(struct dray_hw *hw, u32 uar_index)
 	spin_unlock_bh(&hw->obj_lock);
 	if (!page)
 		return;
-	/* Passes here read every doorbell record and settle NEED_WAKEUP. */
-	if (engine_try_inline(hw))
-		return;
 	/*
-	 * The thread runs a whole pass after this kick and reads every
-	 * doorbell record then: posts made until it settles need no wake-up
-	 * call of their own.
+	 * Passes here, or by the holder of engine.lock, read every doorbell
+	 * record and settle NEED_WAKEUP. The method runs in process context.
 	 */
-	engine_set_need_wakeup(hw, false);
-	dray_hw_engine_kick(hw);
+	engine_try_inline(hw);
 }
 
 void dray_hw_engine_uar_init(struct dray_hw *hw, struct dray_uar *page)
@@ -387,8 +415,9 @@ static void engine_sleep(struct dray_hw *hw)
 	eng->polling = false;
 	waiting = engine_settle(hw, &timeout);
 	spin_unlock_bh(&eng->lock);
-
-	if (!waiting) {
+	/* Work left to the holder while the settle held the lock. */
+	smp_mb();
+	if (!waiting && !atomic_read(&eng->rerun)) {
 		eng->sleeps++;
 		wait_event_idle_timeout(eng->wait,
 					atomic_read(&eng->pending) ||
@@ -408,14 +437,18 @@ static int engine_thread(void *arg)
 
 		atomic_set(&eng->pending, 0);
 		spin_lock_bh(&eng->lock);
+		atomic_xchg(&eng->rerun, 0);
 		if (!eng->polling) {
 			eng->polling = true;
 			engine_set_need_wakeup(hw, false);
 		}
 		work = engine_pass(hw);
 		spin_unlock_bh(&eng->lock);
+		/* As engine_try_inline(): the lock released, then rerun. */
+		smp_mb();
 
-		if (work || atomic_read(&eng->pending)) {
+		if (work || atomic_read(&eng->pending) ||
+		    atomic_read(&eng->rerun)) {
 			idle_since = 0;
 		} else if (!idle_since) {
 			idle_since = ktime_get_ns();
@@ -442,6 +475,7 @@ int dray_hw_engine_start(struct dray_hw *hw)
 	timer_setup(&eng->timer, engine_timer, 0);
 	init_waitqueue_head(&eng->wait);
 	atomic_set(&eng->pending, 0);
+	atomic_set(&eng->rerun, 0);
 	skb_queue_head_init(&eng->rx_queue);
 	INIT_LIST_HEAD(&eng->active);
 	xa_init_flags(&eng->pds, XA_FLAGS_ALLOC);

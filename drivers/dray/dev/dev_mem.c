@@ -245,7 +245,7 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 	/* ... and publish the MR there: storing in a reserved slot. */
 	spin_lock_bh(&eng->lock);
 	xa_store(&eng->mrs, index, mr, GFP_ATOMIC);
-	spin_unlock_bh(&eng->lock);
+	dray_hw_engine_unlock(hw);
 	mutex_unlock(&eng->admin_lock);
 
 	res->result = mr->key;
@@ -282,7 +282,7 @@ void dray_hw_cmd_destroy_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 	/* Taking engine.lock waits for a running pass to finish. */
 	spin_lock_bh(&eng->lock);
 	xa_erase(&eng->mrs, dray_hw_mr_index(key));
-	spin_unlock_bh(&eng->lock);
+	dray_hw_engine_unlock(hw);
 	pd = xa_load(&eng->pds, mr->pdn);
 	if (pd)
 		pd->users--;

@@ -282,7 +282,7 @@ void dray_hw_cmd_create_ah(struct dray_hw *hw, const struct dray_aq_entry *e,
 	pd->users++;
 	spin_lock_bh(&eng->lock);
 	xa_store(&eng->ahs, ahn, ah, GFP_ATOMIC);
-	spin_unlock_bh(&eng->lock);
+	dray_hw_engine_unlock(hw);
 	mutex_unlock(&eng->admin_lock);
 	res->result = ahn;
 	return;
@@ -309,7 +309,7 @@ void dray_hw_cmd_destroy_ah(struct dray_hw *hw, const struct dray_aq_entry *e,
 	mutex_lock(&eng->admin_lock);
 	spin_lock_bh(&eng->lock);
 	ah = xa_erase(&eng->ahs, ahn);
-	spin_unlock_bh(&eng->lock);
+	dray_hw_engine_unlock(hw);
 	if (ah)
 		pd_put(hw, ah->pdn);
 	mutex_unlock(&eng->admin_lock);
@@ -518,7 +518,7 @@ void dray_hw_cmd_create_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	spin_lock_bh(&eng->lock);
 	dray_xport_init(hw, qp);
 	xa_store(&eng->qps, qpn, qp, GFP_ATOMIC);
-	spin_unlock_bh(&eng->lock);
+	dray_hw_engine_unlock(hw);
 	mutex_unlock(&eng->admin_lock);
 	res->result = qpn;
 	return;
@@ -564,7 +564,7 @@ void dray_hw_cmd_destroy_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	qp = xa_erase(&eng->qps, qpn);
 	if (qp)
 		qp_reset(hw, qp);
-	spin_unlock_bh(&eng->lock);
+	dray_hw_engine_unlock(hw);
 	if (qp)
 		qp_detach(hw, qp);
 	mutex_unlock(&eng->admin_lock);
@@ -607,13 +607,13 @@ void dray_hw_objects_destroy(struct dray_hw *hw)
 		spin_lock_bh(&eng->lock);
 		xa_erase(&eng->qps, index);
 		qp_reset(hw, qp);
-		spin_unlock_bh(&eng->lock);
+		dray_hw_engine_unlock(hw);
 		qp_free(hw, qp);
 	}
 	xa_for_each(&eng->ahs, index, ah) {
 		spin_lock_bh(&eng->lock);
 		xa_erase(&eng->ahs, index);
-		spin_unlock_bh(&eng->lock);
+		dray_hw_engine_unlock(hw);
 		kfree(ah);
 	}
 	xa_for_each(&eng->cqs, index, cq) {
@@ -623,7 +623,7 @@ void dray_hw_objects_destroy(struct dray_hw *hw)
 	xa_for_each(&eng->mrs, index, mr) {
 		spin_lock_bh(&eng->lock);
 		xa_erase(&eng->mrs, index);
-		spin_unlock_bh(&eng->lock);
+		dray_hw_engine_unlock(hw);
 		dray_hw_mr_free(hw, mr);
 	}
 	xa_for_each(&eng->pds, index, pd) {
@@ -964,7 +964,7 @@ void dray_hw_cmd_modify_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	} else {
 		status = qp_modify(hw, qp, &a, &syndrome);
 	}
-	spin_unlock_bh(&eng->lock);
+	dray_hw_engine_unlock(hw);
 	mutex_unlock(&eng->admin_lock);
 
 	if (status) {
@@ -1036,7 +1036,7 @@ void dray_hw_cmd_query_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	qp = xa_load(&eng->qps, le32_to_cpu(cmd->qpn));
 	if (qp)
 		qp_query(qp, &a);
-	spin_unlock_bh(&eng->lock);
+	dray_hw_engine_unlock(hw);
 	if (!qp) {
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_QPN);
 		return;

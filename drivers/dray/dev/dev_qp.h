@@ -259,6 +259,7 @@ struct dray_hw_engine {
 	bool			stopped;	/* no more passes */
 	wait_queue_head_t	wait;
 	atomic_t		pending;	/* wake-up reasons since last pass */
+	atomic_t		rerun;		/* work for the lock holder */
 	struct sk_buff_head	rx_queue;	/* own lock; filled in softirq */
 	struct list_head	active;		/* QPs not in RESET */
 	struct xarray		pds, mrs, cqs, qps, ahs;
@@ -473,6 +474,11 @@ void dray_hw_engine_stop(struct dray_hw *hw);
  * Context: any. engine.lock not required.
  */
 void dray_hw_engine_kick(struct dray_hw *hw);
+/*
+ * Release engine.lock taken outside the engine (admin commands): work that
+ * others left to the holder meanwhile goes to the thread.
+ */
+void dray_hw_engine_unlock(struct dray_hw *hw);
 /*
  * Queue a received frame for the engine (skb->data at the IP header,
  * skb->protocol set; the skb is not shared) and run passes here if
