@@ -80,6 +80,7 @@ void dray_hw_engine_kick(struct dray_hw *hw)
 }
 
 void dray_hw_engine_unlock(struct dray_hw *hw)
+	__releases(&hw->engine.lock)
 {
 	struct dray_hw_engine *eng = &hw->engine;
 

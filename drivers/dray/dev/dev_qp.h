@@ -478,7 +478,7 @@ void dray_hw_engine_kick(struct dray_hw *hw);
  * Release engine.lock taken outside the engine (admin commands): work that
  * others left to the holder meanwhile goes to the thread.
  */
-void dray_hw_engine_unlock(struct dray_hw *hw);
+void dray_hw_engine_unlock(struct dray_hw *hw) __releases(&hw->engine.lock);
 /*
  * Queue a received frame for the engine (skb->data at the IP header,
  * skb->protocol set; the skb is not shared) and run passes here if
