@@ -115,6 +115,7 @@ struct dray_hw {
 	struct dray_hw_eq	eqs[DRAY_HW_MAX_EQ];
 	struct dray_hw_gid	gids[DRAY_HW_GID_TBL_LEN];
 	struct dray_hw_uar	uars[DRAY_HW_MAX_UAR];
+	u32			uar_end;	/* one past the last in use */
 
 	/* The port. port_lock protects the snapshot below. */
 	struct net_device	*ndev;

@@ -216,6 +216,7 @@ static void aq_create_uar(struct dray_hw *hw, const struct dray_aq_entry *e,
 	WRITE_ONCE(page->dev.index, cpu_to_le32(idx));
 	dray_hw_engine_uar_init(hw, page);
 	hw->uars[idx].page = page;
+	hw->uar_end = max(hw->uar_end, idx + 1);
 	spin_unlock_bh(&hw->obj_lock);
 
 	/* The magic tells software the rest of the device area is valid. */
@@ -248,6 +249,8 @@ static void aq_destroy_uar(struct dray_hw *hw, const struct dray_aq_entry *e,
 		hw->uars[idx].page = NULL;
 	else
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_UAR_INDEX);
+	while (hw->uar_end && !hw->uars[hw->uar_end - 1].page)
+		hw->uar_end--;
 	spin_unlock_bh(&hw->obj_lock);
 }
 
@@ -393,5 +396,6 @@ void dray_hw_reset_objects(struct dray_hw *hw)
 	memset(hw->eqs, 0, sizeof(hw->eqs));
 	memset(hw->gids, 0, sizeof(hw->gids));
 	memset(hw->uars, 0, sizeof(hw->uars));
+	hw->uar_end = 0;
 	spin_unlock_bh(&hw->obj_lock);
 }

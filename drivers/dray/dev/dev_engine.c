@@ -99,7 +99,8 @@ static void engine_set_need_wakeup(struct dray_hw *hw, bool on)
 
 	spin_lock_bh(&hw->obj_lock);
 	WRITE_ONCE(hw->engine.need_wakeup, on);
-	for (i = 0; i < DRAY_HW_MAX_UAR; i++)
+	/* The UARs in use, not the whole table: this runs per message. */
+	for (i = 0; i < hw->uar_end; i++)
 		if (hw->uars[i].page)
 			WRITE_ONCE(hw->uars[i].page->dev.flags, flags);
 	spin_unlock_bh(&hw->obj_lock);
