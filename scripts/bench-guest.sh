@@ -139,7 +139,7 @@ show_fail() {
 # provider's wake-up calls per posted WR (DRAY_STATS=1), or nothing when
 # the run failed or perftest's figures are not sane
 one() {
-	local kind=$1 name prog size iters fig unit col pre=() a k=-
+	local kind=$1 name prog size iters fig unit col pre=() a k=- v
 	read -r name prog size iters fig unit <<<"$2"
 	[[ $kind == dray ]] && pre=(env DRAY_STATS=1)
 	if ! perftest_pair "$TMP/run" 120 "$kind" "$prog" "$size" "$iters" "${pre[@]}"; then
@@ -156,7 +156,14 @@ one() {
 	col=bw
 	[[ $fig != bw ]] && col=lat	# MsgRate and t_typical: column 5
 	perf_sane "$TMP/run.cli" "$col" >&2 || return 1
-	echo "$(perf_figures "$TMP/run.cli" "$col" | tail -n 1) ${k:--}"
+	v=$(perf_figures "$TMP/run.cli" "$col" | tail -n 1)
+	# perf_sane() excuses a figure perftest printed after its clock
+	# calibration warning; a measurement needs a real one
+	if ! awk -v v="$v" 'BEGIN { exit !(v + 0 > 0 && v !~ /nan|inf/) }'; then
+		echo "bench: $kind $name: figure '$v' (clock calibration?), run again" >&2
+		return 1
+	fi
+	echo "$v ${k:--}"
 }
 
 # snap: "veth0_tx veth1_tx cpu_idle cpu_total eng_vcsw eng_run_ns
