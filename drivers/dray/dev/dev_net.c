@@ -66,26 +66,10 @@ struct sk_buff *dray_xp_skb_alloc(struct dray_hw *hw, struct dray_hw_qp *qp,
 {
 	u32 hlen = dray_wire_hdr_len(dray_opcodes[pkt->opcode].flags);
 	u32 head = LL_RESERVED_SPACE(hw->ndev) + XP_L2L4_MAX;
-	u32 size = head + hlen + (zcopy ? 0 : paylen) + XP_TRAILER_MAX;
-	u32 frag = SKB_DATA_ALIGN(size) +
-		   SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
-	struct sk_buff *skb = NULL;
-	void *data;
+	struct sk_buff *skb;
 
-	/*
-	 * The head from the per-CPU page fragment cache, as a NIC's receive
-	 * buffers: unlike kmalloc(), nothing clears it (init_on_alloc).
-	 */
-	if (frag <= PAGE_SIZE) {
-		data = netdev_alloc_frag(frag);
-		if (data) {
-			skb = build_skb(data, frag);
-			if (!skb)
-				skb_free_frag(data);
-		}
-	} else {
-		skb = alloc_skb(size, GFP_ATOMIC | __GFP_NOWARN);
-	}
+	skb = alloc_skb(head + hlen + (zcopy ? 0 : paylen) + XP_TRAILER_MAX,
+			GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb) {
 		qp->xp.stats.tx_drops++;
 		return NULL;
