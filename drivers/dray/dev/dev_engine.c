@@ -79,15 +79,33 @@ void dray_hw_engine_kick(struct dray_hw *hw)
 		wake_up(&eng->wait);
 }
 
+/*
+ * The two halves of engine.rerun (the top of this file). A caller that
+ * wants a pass stores rerun, then tries the lock; a holder releases the
+ * lock, then loads rerun. A full barrier sits between the store and the
+ * load on both sides, so at least one of them sees the other: the caller
+ * gets the lock, or the holder sees rerun and runs again.
+ */
+static void engine_want_run(struct dray_hw_engine *eng)
+{
+	/* atomic_xchg() is fully ordered: rerun before the lock word. */
+	atomic_xchg(&eng->rerun, 1);
+}
+
+/* Release engine.lock; true if work was left to the holder meanwhile. */
+static bool engine_release(struct dray_hw_engine *eng)
+	__releases(&eng->lock)
+{
+	spin_unlock_bh(&eng->lock);
+	/* The lock released before rerun is read. */
+	smp_mb();
+	return atomic_read(&eng->rerun);
+}
+
 void dray_hw_engine_unlock(struct dray_hw *hw)
 	__releases(&hw->engine.lock)
 {
-	struct dray_hw_engine *eng = &hw->engine;
-
-	spin_unlock_bh(&eng->lock);
-	/* As engine_try_inline(): the lock released, then rerun. */
-	smp_mb();
-	if (atomic_read(&eng->rerun))
+	if (engine_release(&hw->engine))
 		dray_hw_engine_kick(hw);
 }
 
@@ -319,9 +337,7 @@ static bool engine_try_inline(struct dray_hw *hw)
 
 	if (in_hardirq() || irqs_disabled())
 		return false;
-	atomic_set(&eng->rerun, 1);
-	/* rerun before the lock word; pairs with the holder's barrier. */
-	smp_mb__after_atomic();
+	engine_want_run(eng);
 	for (i = 0; i < DRAY_ENGINE_INLINE_RERUNS; i++) {
 		if (!spin_trylock_bh(&eng->lock))
 			return true;
@@ -330,10 +346,7 @@ static bool engine_try_inline(struct dray_hw *hw)
 		/* After dray_hw_engine_stop() frames just wait to be purged. */
 		if (!eng->stopped)
 			engine_run_inline(hw);
-		spin_unlock_bh(&eng->lock);
-		/* The lock released before rerun is read. */
-		smp_mb();
-		if (!atomic_read(&eng->rerun))
+		if (!engine_release(eng))
 			return true;
 	}
 	/* Others keep adding work: the thread takes it from here. */
@@ -416,10 +429,10 @@ static void engine_sleep(struct dray_hw *hw)
 	spin_lock_bh(&eng->lock);
 	eng->polling = false;
 	waiting = engine_settle(hw, &timeout);
-	spin_unlock_bh(&eng->lock);
-	/* Work left to the holder while the settle held the lock. */
-	smp_mb();
-	if (!waiting && !atomic_read(&eng->rerun)) {
+	/* Work left to the holder while the settle held the lock? */
+	if (engine_release(eng))
+		waiting = true;
+	if (!waiting) {
 		eng->sleeps++;
 		wait_event_idle_timeout(eng->wait,
 					atomic_read(&eng->pending) ||
@@ -445,12 +458,11 @@ static int engine_thread(void *arg)
 			engine_set_need_wakeup(hw, false);
 		}
 		work = engine_pass(hw);
-		spin_unlock_bh(&eng->lock);
-		/* As engine_try_inline(): the lock released, then rerun. */
-		smp_mb();
+		/* Work left to the holder counts as work. */
+		if (engine_release(eng))
+			work = true;
 
-		if (work || atomic_read(&eng->pending) ||
-		    atomic_read(&eng->rerun)) {
+		if (work || atomic_read(&eng->pending)) {
 			idle_since = 0;
 		} else if (!idle_since) {
 			idle_since = ktime_get_ns();
