@@ -174,6 +174,11 @@ static uint32_t path_mtu;	/* bytes */
 #define COVER_SHAPES 3
 static unsigned int cover_next;
 
+static bool is_atomic(enum op_kind k)
+{
+	return k == OP_CMP_SWP || k == OP_FETCH_ADD;
+}
+
 static bool cover_pick(enum op_kind *kind, int *req, int *shape)
 {
 	unsigned int i = cover_next, k;
@@ -182,8 +187,7 @@ static bool cover_pick(enum op_kind *kind, int *req, int *shape)
 		return false;
 	for (*req = 0; *req < (opt.one_way ? 1 : 2); (*req)++) {
 		for (k = 0; k < OP_NR; k++) {
-			int shapes = (k == OP_CMP_SWP || k == OP_FETCH_ADD) ?
-				     1 : COVER_SHAPES;
+			int shapes = is_atomic((enum op_kind)k) ? 1 : COVER_SHAPES;
 
 			if (!(opt.ops_mask & (1U << k)))
 				continue;
@@ -576,11 +580,6 @@ static enum op_kind pick_kind(void)
 		if (opt.ops_mask & (1U << k))
 			return k;
 	}
-}
-
-static bool is_atomic(enum op_kind k)
-{
-	return k == OP_CMP_SWP || k == OP_FETCH_ADD;
 }
 
 /*
