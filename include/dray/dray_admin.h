@@ -21,11 +21,8 @@
 #define DRAY_ADMIN_H
 
 #include <linux/types.h>
-#ifdef __KERNEL__
-#include <linux/build_bug.h>
-#else
-#include <assert.h>
-#endif
+
+#include "dray_common.h"
 
 #define DRAY_AQ_ENTRY_SIZE	64
 #define DRAY_AQ_PAYLOAD_SIZE	56
@@ -172,30 +169,11 @@ struct dray_cmd_destroy_uar {
 	__le32	reserved;
 };
 
-/*
- * Memory translation table (MTT): a chain of 4 KiB pages, each holding 512
- * little-endian 64-bit entries. Entries 0..510 are bus addresses of 4 KiB
- * data pages, in order; entry 511 is the bus address of the next MTT page
- * (unused in the last page). The device copies the table when the object
- * is created; the driver may free the MTT pages once the command completed.
- */
-#define DRAY_MTT_ENTRIES	512
-#define DRAY_MTT_DATA_ENTRIES	511
-#define DRAY_PAGE_SHIFT		12
-#define DRAY_PAGE_SIZE		4096U
-
 /* CREATE_PD: result = PD number. */
 struct dray_cmd_destroy_pd {
 	__le32	pdn;
 	__le32	reserved;
 };
-
-/* Access rights of an MR (and remote rights of a QP); IBTA bit order. */
-#define DRAY_ACCESS_LOCAL_WRITE		0x1
-#define DRAY_ACCESS_REMOTE_WRITE	0x2
-#define DRAY_ACCESS_REMOTE_READ		0x4
-#define DRAY_ACCESS_REMOTE_ATOMIC	0x8
-#define DRAY_ACCESS_ALL			0xf
 
 /*
  * MR flags. PHYSICAL: no MTT; an address in the MR is a bus address
@@ -257,24 +235,6 @@ struct dray_cmd_qp {
 	__le64	addr;		/* mailbox bus address */
 };
 
-/* QP types; IBTA numbering. */
-enum dray_qp_type {
-	DRAY_QPT_GSI	= 1,
-	DRAY_QPT_RC	= 2,
-	DRAY_QPT_UD	= 4,
-};
-
-/* QP states; IBTA numbering. */
-enum dray_qp_state {
-	DRAY_QPS_RESET	= 0,
-	DRAY_QPS_INIT	= 1,
-	DRAY_QPS_RTR	= 2,
-	DRAY_QPS_RTS	= 3,
-	DRAY_QPS_SQD	= 4,
-	DRAY_QPS_SQE	= 5,
-	DRAY_QPS_ERR	= 6,
-};
-
 /* dray_qp_create.flags */
 #define DRAY_QP_F_SQ_SIG_ALL	0x1	/* every send WQE is signaled */
 
@@ -296,19 +256,6 @@ struct dray_qp_create {
 	__le32	rq_n_pages;
 	__le64	rq_mtt;
 	__u8	reserved2[16];
-};
-
-/* Where a RoCEv2 packet goes: an address handle or an RC QP's path. */
-struct dray_path {
-	__u8	dmac[6];
-	__u8	sgid_index;	/* the source GID (and so IP) of the port */
-	__u8	hop_limit;	/* IPv4 TTL / IPv6 hop limit */
-	__u8	dgid[16];	/* IPv4 as ::ffff:a.b.c.d */
-	__u8	traffic_class;	/* IPv4 TOS / IPv6 traffic class */
-	__u8	reserved[3];
-	__le32	flow_label;	/* IPv6 flow label, also hashed into sport */
-	__le16	udp_sport;	/* 0: the device derives one from the QP */
-	__u8	reserved2[2];
 };
 
 /*
@@ -407,9 +354,14 @@ struct dray_aq_cqe {
 	__le64	result;		/* opcode-specific */
 };
 
+/* dray_device_caps.fw_ver */
+#define DRAY_FW_VER_MAJOR_MASK	DRAY_GENMASK_ULL(47, 32)
+#define DRAY_FW_VER_MINOR_MASK	DRAY_GENMASK_ULL(31, 16)
+#define DRAY_FW_VER_PATCH_MASK	DRAY_GENMASK_ULL(15, 0)
+
 /* QUERY_DEVICE output. */
 struct dray_device_caps {
-	__le64	fw_ver;		/* [47:32] major, [31:16] minor, [15:0] patch */
+	__le64	fw_ver;		/* DRAY_FW_VER_*_MASK */
 	__u8	node_guid[8];	/* EUI-64 of the port MAC, network order */
 	__le32	vendor_id;
 	__le32	vendor_part_id;
@@ -450,14 +402,6 @@ enum dray_port_phys_state {
 	DRAY_PORT_PHYS_LINK_UP	= 5,
 };
 
-enum dray_mtu {
-	DRAY_MTU_256	= 1,
-	DRAY_MTU_512	= 2,
-	DRAY_MTU_1024	= 3,
-	DRAY_MTU_2048	= 4,
-	DRAY_MTU_4096	= 5,
-};
-
 /*
  * Bytes a RoCEv2 packet adds around its payload on the Ethernet MTU:
  * IPv6 header (40, covers IPv4's 20), UDP (8), BTH (12), the largest
@@ -478,17 +422,44 @@ struct dray_port_attr {
 	__u8	reserved[10];
 };
 
+/*
+ * Every format has the size the hardware interface documents; the entry
+ * size also proves that every command fits DRAY_AQ_PAYLOAD_SIZE.
+ */
 static_assert(sizeof(struct dray_aq_hdr) == 8, "dray_aq_hdr size");
+static_assert(sizeof(struct dray_cmd_query) == 16, "dray_cmd_query size");
+static_assert(sizeof(struct dray_cmd_set_gid) == 24, "dray_cmd_set_gid size");
+static_assert(sizeof(struct dray_cmd_del_gid) == 8, "dray_cmd_del_gid size");
+static_assert(sizeof(struct dray_cmd_create_eq) == 16,
+	      "dray_cmd_create_eq size");
+static_assert(sizeof(struct dray_cmd_destroy_eq) == 8,
+	      "dray_cmd_destroy_eq size");
+static_assert(sizeof(struct dray_cmd_create_uar) == 8,
+	      "dray_cmd_create_uar size");
+static_assert(sizeof(struct dray_cmd_destroy_uar) == 8,
+	      "dray_cmd_destroy_uar size");
+static_assert(sizeof(struct dray_cmd_destroy_pd) == 8,
+	      "dray_cmd_destroy_pd size");
+static_assert(sizeof(struct dray_cmd_create_mr) == 40,
+	      "dray_cmd_create_mr size");
+static_assert(sizeof(struct dray_cmd_destroy_mr) == 8,
+	      "dray_cmd_destroy_mr size");
+static_assert(sizeof(struct dray_cmd_create_cq) == 24,
+	      "dray_cmd_create_cq size");
+static_assert(sizeof(struct dray_cmd_destroy_cq) == 8,
+	      "dray_cmd_destroy_cq size");
+static_assert(sizeof(struct dray_cmd_qp) == 16, "dray_cmd_qp size");
+static_assert(sizeof(struct dray_cmd_create_ah) == 24,
+	      "dray_cmd_create_ah size");
+static_assert(sizeof(struct dray_cmd_destroy_ah) == 8,
+	      "dray_cmd_destroy_ah size");
 static_assert(sizeof(struct dray_aq_entry) == DRAY_AQ_ENTRY_SIZE,
 	      "dray_aq_entry size");
 static_assert(sizeof(struct dray_aq_cqe) == DRAY_AQ_CQE_SIZE,
 	      "dray_aq_cqe size");
-static_assert(sizeof(struct dray_device_caps) == 128,
-	      "dray_device_caps size");
-static_assert(sizeof(struct dray_port_attr) == 32, "dray_port_attr size");
-static_assert(sizeof(struct dray_cmd_create_mr) == 40, "create_mr size");
 static_assert(sizeof(struct dray_qp_create) == 64, "dray_qp_create size");
-static_assert(sizeof(struct dray_path) == 36, "dray_path size");
 static_assert(sizeof(struct dray_qp_attr) == 128, "dray_qp_attr size");
+static_assert(sizeof(struct dray_device_caps) == 128, "dray_device_caps size");
+static_assert(sizeof(struct dray_port_attr) == 32, "dray_port_attr size");
 
 #endif /* DRAY_ADMIN_H */

@@ -5,7 +5,7 @@
  *
  * Queue buffers (SQ, RQ, CQ) are host memory owned by software (for user
  * queues: memory of the process, pinned by the driver). The device is
- * given the buffer's page list (MTT, see dray_admin.h) and never trusts
+ * given the buffer's page list (MTT, see dray_common.h) and never trusts
  * anything it reads there: every index, opcode, length and key is checked.
  *
  * Buffer layout: one 64-byte doorbell record, then 2^log_depth entries of
@@ -36,13 +36,8 @@
 #define DRAY_QUEUE_H
 
 #include <linux/types.h>
-#ifdef __KERNEL__
-#include <linux/build_bug.h>
-#else
-#include <assert.h>
-#endif
 
-#include "dray_admin.h"		/* struct dray_path */
+#include "dray_common.h"	/* struct dray_path */
 
 #define DRAY_QUEUE_HDR_SIZE	64
 
@@ -197,7 +192,7 @@ struct dray_cqe {
 	__le32	src_qpn;	/* UD receive */
 	__u8	opcode;		/* enum dray_cqe_opcode */
 	__u8	status;		/* enum dray_cqe_status */
-	__u8	vendor_err;	/* device detail for an error status */
+	__u8	vendor_err;	/* enum dray_vendor_err (dray_verr.h) */
 	__u8	reserved0;
 	__u8	reserved1[7];
 	__u8	flags;		/* DRAY_CQE_F_*, written last */

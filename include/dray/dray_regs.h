@@ -10,6 +10,8 @@
 #ifndef DRAY_REGS_H
 #define DRAY_REGS_H
 
+#include "dray_common.h"
+
 #define DRAY_BAR0_SIZE			0x1000
 
 /* RO: identification; reads DRAY_ID_MAGIC ("DRAY"). */
@@ -18,8 +20,8 @@
 
 /* RO: interface version. [31:16] major, [15:0] minor. */
 #define DRAY_REG_VERSION		0x004
-#define   DRAY_VERSION_MAJOR_MASK	0xffff0000u
-#define   DRAY_VERSION_MINOR_MASK	0x0000ffffu
+#define   DRAY_VERSION_MAJOR_MASK	DRAY_GENMASK(31, 16)
+#define   DRAY_VERSION_MINOR_MASK	DRAY_GENMASK(15, 0)
 #define   DRAY_IF_VERSION_MAJOR		1
 #define   DRAY_IF_VERSION_MINOR		0
 
@@ -61,8 +63,8 @@
  * [15:8]  interrupt vector raised when a completion is written
  */
 #define DRAY_REG_AQ_CFG			0x020
-#define   DRAY_AQ_CFG_LOG_DEPTH_MASK	0x0000000fu
-#define   DRAY_AQ_CFG_VECTOR_MASK	0x0000ff00u
+#define   DRAY_AQ_CFG_LOG_DEPTH_MASK	DRAY_GENMASK(3, 0)
+#define   DRAY_AQ_CFG_VECTOR_MASK	DRAY_GENMASK(15, 8)
 #define   DRAY_AQ_LOG_DEPTH_MIN		2
 #define   DRAY_AQ_LOG_DEPTH_MAX		10
 
@@ -72,10 +74,11 @@
  * index and this value are owned by the device.
  */
 #define DRAY_REG_AQ_SQ_PI		0x024
-#define   DRAY_AQ_SQ_PI_MASK		0x0000ffffu
+#define   DRAY_AQ_SQ_PI_MASK		DRAY_GENMASK(15, 0)
 
 /* RO: [15:0] admin submission consumer index (free running). */
 #define DRAY_REG_AQ_SQ_CI		0x028
+#define   DRAY_AQ_SQ_CI_MASK		DRAY_GENMASK(15, 0)
 
 /* RO: number of interrupt vectors the device has. */
 #define DRAY_REG_NUM_VECTORS		0x030
@@ -92,9 +95,9 @@
  * overwrites an unconsumed entry (it counts an overflow instead).
  */
 #define DRAY_REG_EQ_DB			0x040
-#define   DRAY_EQ_DB_CI_MASK		0x0000ffffu
-#define   DRAY_EQ_DB_EQN_MASK		0x3fff0000u
-#define   DRAY_EQ_DB_ARM		0x80000000u
+#define   DRAY_EQ_DB_CI_MASK		DRAY_GENMASK(15, 0)
+#define   DRAY_EQ_DB_EQN_MASK		DRAY_GENMASK(29, 16)
+#define   DRAY_EQ_DB_ARM		DRAY_GENMASK(31, 31)
 
 /*
  * WO: queue engine wake-up. Any write wakes the engine serving the UAR
@@ -102,6 +105,7 @@
  * and polls every doorbell record of its queues again.
  */
 #define DRAY_REG_ENGINE_KICK		0x044
+#define   DRAY_ENGINE_KICK_UAR_MASK	DRAY_GENMASK(15, 0)
 
 enum dray_fatal_syndrome {
 	DRAY_FATAL_NONE		= 0,

@@ -7,9 +7,12 @@
 #include <stddef.h>
 
 #include <dray/dray_admin.h>
+#include <dray/dray_common.h>
 #include <dray/dray_eq.h>
+#include <dray/dray_queue.h>
 #include <dray/dray_regs.h>
 #include <dray/dray_uar.h>
+#include <dray/dray_verr.h>
 
 #include "unit.h"
 
@@ -45,6 +48,176 @@ UNIT_TEST(output_layouts)
 	CHECK_EQ(offsetof(struct dray_port_attr, mac), 16);
 }
 
+UNIT_TEST(object_command_layouts)
+{
+	CHECK_EQ(offsetof(struct dray_cmd_create_mr, pdn), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_create_mr, access), 4);
+	CHECK_EQ(offsetof(struct dray_cmd_create_mr, flags), 5);
+	CHECK_EQ(offsetof(struct dray_cmd_create_mr, iova), 8);
+	CHECK_EQ(offsetof(struct dray_cmd_create_mr, length), 16);
+	CHECK_EQ(offsetof(struct dray_cmd_create_mr, mtt_addr), 24);
+	CHECK_EQ(offsetof(struct dray_cmd_create_mr, n_pages), 32);
+	CHECK_EQ(offsetof(struct dray_cmd_create_cq, mtt_addr), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_create_cq, n_pages), 8);
+	CHECK_EQ(offsetof(struct dray_cmd_create_cq, eqn), 12);
+	CHECK_EQ(offsetof(struct dray_cmd_create_cq, log_depth), 16);
+	CHECK_EQ(offsetof(struct dray_cmd_qp, qpn), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_qp, len), 4);
+	CHECK_EQ(offsetof(struct dray_cmd_qp, addr), 8);
+	CHECK_EQ(offsetof(struct dray_cmd_create_ah, pdn), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_create_ah, addr), 8);
+	CHECK_EQ(offsetof(struct dray_cmd_create_ah, len), 16);
+	CHECK_EQ(offsetof(struct dray_cmd_create_uar, page_addr), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_create_eq, ring_addr), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_create_eq, log_depth), 8);
+	/* Every DESTROY names its object in the first 32-bit word. */
+	CHECK_EQ(offsetof(struct dray_cmd_destroy_eq, eqn), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_destroy_uar, uar_index), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_destroy_pd, pdn), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_destroy_mr, key), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_destroy_cq, cqn), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_destroy_ah, ahn), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_del_gid, index), 0);
+}
+
+UNIT_TEST(qp_mailbox_layouts)
+{
+	CHECK_EQ(sizeof(struct dray_qp_create), 64);
+	CHECK_EQ(offsetof(struct dray_qp_create, type), 0);
+	CHECK_EQ(offsetof(struct dray_qp_create, sq_log_depth), 1);
+	CHECK_EQ(offsetof(struct dray_qp_create, sq_log_stride), 2);
+	CHECK_EQ(offsetof(struct dray_qp_create, rq_log_depth), 3);
+	CHECK_EQ(offsetof(struct dray_qp_create, rq_log_stride), 4);
+	CHECK_EQ(offsetof(struct dray_qp_create, flags), 5);
+	CHECK_EQ(offsetof(struct dray_qp_create, pdn), 8);
+	CHECK_EQ(offsetof(struct dray_qp_create, send_cqn), 12);
+	CHECK_EQ(offsetof(struct dray_qp_create, recv_cqn), 16);
+	CHECK_EQ(offsetof(struct dray_qp_create, uar_index), 20);
+	CHECK_EQ(offsetof(struct dray_qp_create, sq_mtt), 24);
+	CHECK_EQ(offsetof(struct dray_qp_create, sq_n_pages), 32);
+	CHECK_EQ(offsetof(struct dray_qp_create, rq_n_pages), 36);
+	CHECK_EQ(offsetof(struct dray_qp_create, rq_mtt), 40);
+	CHECK_EQ(offsetof(struct dray_qp_create, reserved2), 48);
+
+	CHECK_EQ(sizeof(struct dray_qp_attr), 128);
+	CHECK_EQ(offsetof(struct dray_qp_attr, attr_mask), 0);
+	CHECK_EQ(offsetof(struct dray_qp_attr, state), 4);
+	CHECK_EQ(offsetof(struct dray_qp_attr, cur_state), 5);
+	CHECK_EQ(offsetof(struct dray_qp_attr, path_mtu), 6);
+	CHECK_EQ(offsetof(struct dray_qp_attr, timeout), 7);
+	CHECK_EQ(offsetof(struct dray_qp_attr, retry_cnt), 8);
+	CHECK_EQ(offsetof(struct dray_qp_attr, rnr_retry), 9);
+	CHECK_EQ(offsetof(struct dray_qp_attr, min_rnr_timer), 10);
+	CHECK_EQ(offsetof(struct dray_qp_attr, max_rd_atomic), 11);
+	CHECK_EQ(offsetof(struct dray_qp_attr, max_dest_rd_atomic), 12);
+	CHECK_EQ(offsetof(struct dray_qp_attr, access), 13);
+	CHECK_EQ(offsetof(struct dray_qp_attr, sq_draining), 14);
+	CHECK_EQ(offsetof(struct dray_qp_attr, dest_qpn), 16);
+	CHECK_EQ(offsetof(struct dray_qp_attr, rq_psn), 20);
+	CHECK_EQ(offsetof(struct dray_qp_attr, sq_psn), 24);
+	CHECK_EQ(offsetof(struct dray_qp_attr, qkey), 28);
+	CHECK_EQ(offsetof(struct dray_qp_attr, path), 32);
+	CHECK_EQ(offsetof(struct dray_qp_attr, reserved), 68);
+
+	CHECK_EQ(sizeof(struct dray_path), 36);
+	CHECK_EQ(offsetof(struct dray_path, dmac), 0);
+	CHECK_EQ(offsetof(struct dray_path, sgid_index), 6);
+	CHECK_EQ(offsetof(struct dray_path, hop_limit), 7);
+	CHECK_EQ(offsetof(struct dray_path, dgid), 8);
+	CHECK_EQ(offsetof(struct dray_path, traffic_class), 24);
+	CHECK_EQ(offsetof(struct dray_path, flow_label), 28);
+	CHECK_EQ(offsetof(struct dray_path, udp_sport), 32);
+}
+
+UNIT_TEST(send_wqe_layout)
+{
+	CHECK_EQ(sizeof(struct dray_sq_wqe), DRAY_SQ_WQE_HDR_SIZE);
+	CHECK_EQ(DRAY_SQ_WQE_HDR_SIZE, 64);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, opcode), 0);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, flags), 1);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, num_sge), 2);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, imm_data), 4);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, length), 8);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u), 16);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.rdma.remote_addr), 16);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.rdma.rkey), 24);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.atomic.remote_addr), 16);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.atomic.rkey), 24);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.atomic.compare_add), 32);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.atomic.swap), 40);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.ud.ah), 16);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.ud.remote_qpn), 20);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.ud.remote_qkey), 24);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.ud_av.remote_qpn), 20);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.ud_av.remote_qkey), 24);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.ud_av.av), 28);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.ud_av.av) +
+		 sizeof(struct dray_path), DRAY_SQ_WQE_HDR_SIZE);
+
+	CHECK_EQ(sizeof(struct dray_sge), DRAY_SGE_SIZE);
+	CHECK_EQ(DRAY_SGE_SIZE, 16);
+	CHECK_EQ(offsetof(struct dray_sge, addr), 0);
+	CHECK_EQ(offsetof(struct dray_sge, length), 8);
+	CHECK_EQ(offsetof(struct dray_sge, lkey), 12);
+
+	CHECK_EQ(sizeof(struct dray_rq_wqe), DRAY_RQ_WQE_HDR_SIZE);
+	CHECK_EQ(DRAY_RQ_WQE_HDR_SIZE, 16);
+	CHECK_EQ(offsetof(struct dray_rq_wqe, num_sge), 0);
+}
+
+UNIT_TEST(cqe_and_doorbell_layout)
+{
+	CHECK_EQ(sizeof(struct dray_cqe), DRAY_CQE_SIZE);
+	CHECK_EQ(DRAY_CQE_SIZE, 32);
+	CHECK_EQ(offsetof(struct dray_cqe, qpn), 0);
+	CHECK_EQ(offsetof(struct dray_cqe, wqe_index), 4);
+	CHECK_EQ(offsetof(struct dray_cqe, byte_len), 8);
+	CHECK_EQ(offsetof(struct dray_cqe, imm_data), 12);
+	CHECK_EQ(offsetof(struct dray_cqe, src_qpn), 16);
+	CHECK_EQ(offsetof(struct dray_cqe, opcode), 20);
+	CHECK_EQ(offsetof(struct dray_cqe, status), 21);
+	CHECK_EQ(offsetof(struct dray_cqe, vendor_err), 22);
+	/* The flags byte (phase bit) is the last byte: written last. */
+	CHECK_EQ(offsetof(struct dray_cqe, flags), DRAY_CQE_SIZE - 1);
+
+	CHECK_EQ(sizeof(struct dray_wq_db), DRAY_QUEUE_HDR_SIZE);
+	CHECK_EQ(DRAY_QUEUE_HDR_SIZE, 64);
+	CHECK_EQ(offsetof(struct dray_wq_db, producer), 0);
+	CHECK_EQ(offsetof(struct dray_wq_db, consumer), 4);
+	CHECK_EQ(sizeof(struct dray_cq_db), DRAY_QUEUE_HDR_SIZE);
+	CHECK_EQ(offsetof(struct dray_cq_db, consumer), 0);
+	CHECK_EQ(offsetof(struct dray_cq_db, arm_seq), 4);
+	CHECK_EQ(offsetof(struct dray_cq_db, arm_flags), 8);
+	CHECK_EQ(offsetof(struct dray_cq_db, producer), 12);
+}
+
+/* The numbers hw-interface.md quotes; software matches on them. */
+UNIT_TEST(shared_numbers)
+{
+	CHECK_EQ(DRAY_QPN_MASK, 0x00ffffffu);
+	CHECK_EQ(DRAY_PSN_MASK, 0x00ffffffu);
+	CHECK_EQ(DRAY_KEY_INDEX_MASK, 0xffffff00u);
+	CHECK_EQ(DRAY_KEY_VARIANT_MASK, 0xffu);
+	CHECK_EQ(DRAY_KEY_INDEX_MASK & DRAY_KEY_VARIANT_MASK, 0);
+	CHECK_EQ(DRAY_MTT_ENTRIES * 8, DRAY_PAGE_SIZE);
+	CHECK_EQ(1u << DRAY_PAGE_SHIFT, DRAY_PAGE_SIZE);
+	CHECK_EQ(DRAY_FW_VER_MAJOR_MASK, 0xffff00000000ull);
+	CHECK_EQ(DRAY_FW_VER_PATCH_MASK, 0xffffull);
+	CHECK_EQ(DRAY_VERR_RETRY_EXC, 4);
+	CHECK_EQ(DRAY_VERR_RNR_EXC, 5);
+	CHECK_EQ(DRAY_VERR_BAD_WQE, 6);
+	CHECK_EQ(DRAY_VERR_LOCAL_SGE, 7);
+	CHECK_EQ(DRAY_VERR_WQE_CHANGED, 8);
+	CHECK_EQ(DRAY_VERR_RESP_LENGTH, 12);
+	CHECK_EQ(DRAY_VERR_UD_AH, 0x40);
+	CHECK_EQ(DRAY_VERR_UD_RECV_SGE, 0x45);
+	CHECK_EQ(DRAY_VERR_SQ_DOORBELL, 0x80);
+	CHECK_EQ(DRAY_VERR_WQE_FLAGS, 0x84);
+	CHECK_EQ(DRAY_VERR_LKEY, 0x88);
+	CHECK_EQ(DRAY_VERR_LKEY_RANGE, 0x8b);
+	CHECK_EQ(DRAY_VERR_WQE_INDEX, 0x8d);
+}
+
 UNIT_TEST(uar_layout)
 {
 	CHECK_EQ(sizeof(struct dray_uar), DRAY_UAR_SIZE);
@@ -60,6 +233,14 @@ UNIT_TEST(register_map)
 	CHECK(DRAY_REG_EQ_DB < DRAY_BAR0_SIZE, "registers inside BAR0");
 	CHECK_EQ(DRAY_EQ_DB_EQN_MASK & DRAY_EQ_DB_CI_MASK, 0);
 	CHECK_EQ(DRAY_EQ_DB_ARM & DRAY_EQ_DB_EQN_MASK, 0);
+	CHECK_EQ(DRAY_EQ_DB_CI_MASK, 0x0000ffffu);
+	CHECK_EQ(DRAY_EQ_DB_EQN_MASK, 0x3fff0000u);
+	CHECK_EQ(DRAY_EQ_DB_ARM, 0x80000000u);
+	CHECK_EQ(DRAY_AQ_CFG_LOG_DEPTH_MASK, 0x0000000fu);
+	CHECK_EQ(DRAY_AQ_CFG_VECTOR_MASK, 0x0000ff00u);
+	CHECK_EQ(DRAY_VERSION_MAJOR_MASK, 0xffff0000u);
+	CHECK_EQ(DRAY_ENGINE_KICK_UAR_MASK, 0x0000ffffu);
+	CHECK_EQ(DRAY_REG_ENGINE_KICK, 0x044);
 }
 
 int main(void)
@@ -68,6 +249,11 @@ int main(void)
 		{ "admin_entry_layout", admin_entry_layout },
 		{ "completion_layout", completion_layout },
 		{ "output_layouts", output_layouts },
+		{ "object_command_layouts", object_command_layouts },
+		{ "qp_mailbox_layouts", qp_mailbox_layouts },
+		{ "send_wqe_layout", send_wqe_layout },
+		{ "cqe_and_doorbell_layout", cqe_and_doorbell_layout },
+		{ "shared_numbers", shared_numbers },
 		{ "uar_layout", uar_layout },
 		{ "register_map", register_map },
 	};

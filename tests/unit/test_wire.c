@@ -128,7 +128,7 @@ UNIT_TEST(build_parse_roundtrip)
 			a.se = rand() & 1;
 			a.ackreq = rand() & 1;
 			a.pkey = rand();
-			a.qpn = rand() & DRAY_BTH_QPN_MASK;
+			a.qpn = rand() & DRAY_QPN_MASK;
 			a.psn = rand() & DRAY_PSN_MASK;
 			if (f & (DRAY_OPF_RETH | DRAY_OPF_ATMETH))
 				a.va = ((u64)rand() << 33) ^ rand();
@@ -151,7 +151,7 @@ UNIT_TEST(build_parse_roundtrip)
 				a.imm = rand();
 			if (f & DRAY_OPF_DETH) {
 				a.qkey = rand();
-				a.src_qpn = rand() & DRAY_BTH_QPN_MASK;
+				a.src_qpn = rand() & DRAY_QPN_MASK;
 			}
 			len = dray_wire_build(&a, buf);
 			CHECK_EQ(len, dray_wire_hdr_len(f));

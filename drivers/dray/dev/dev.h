@@ -6,6 +6,7 @@
 #ifndef DRAY_DEV_H
 #define DRAY_DEV_H
 
+#include <linux/bitfield.h>
 #include <linux/netdevice.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -17,6 +18,7 @@
 #include <dray/dray_eq.h>
 #include <dray/dray_uar.h>
 #include <dray/dray_ring.h>
+#include <dray/dray_verr.h>
 
 #include "../bus.h"
 
@@ -41,7 +43,9 @@
 #define DRAY_HW_VENDOR_ID	0x1af4		/* virtual device */
 #define DRAY_HW_PART_ID		0xd7a1
 #define DRAY_HW_HW_VER		1
-#define DRAY_HW_FW_VER		((1ULL << 32) | (0 << 16) | 0)
+#define DRAY_HW_FW_VER		(FIELD_PREP(DRAY_FW_VER_MAJOR_MASK, 1) | \
+				 FIELD_PREP(DRAY_FW_VER_MINOR_MASK, 0) | \
+				 FIELD_PREP(DRAY_FW_VER_PATCH_MASK, 0))
 
 #define DRAY_ROCE_V2_PORT	4791
 

@@ -139,7 +139,7 @@ static void comp_go_back(struct dray_hw *hw, struct dray_hw_qp *qp)
 		xp_dbg(hw, qp, "retries exhausted going back to PSN %#x\n",
 		       rq->una);
 		dray_xp_comp_fail(m, DRAY_CQE_ST_RETRY_EXC_ERR,
-				  DRAY_XP_VERR_RETRY_EXC);
+				  DRAY_VERR_RETRY_EXC);
 		return;
 	}
 	rq->retry--;
@@ -163,7 +163,7 @@ static void comp_rnr(struct dray_hw *hw, struct dray_hw_qp *qp, u32 psn,
 	if (rq->rnr_retry != 7) {
 		if (!rq->rnr_retry) {
 			dray_xp_comp_fail(m, DRAY_CQE_ST_RNR_RETRY_EXC_ERR,
-					  DRAY_XP_VERR_RNR_EXC);
+					  DRAY_VERR_RNR_EXC);
 			return;
 		}
 		rq->rnr_retry--;
@@ -239,15 +239,15 @@ static void comp_aeth(struct dray_hw *hw, struct dray_hw_qp *qp,
 	case DRAY_NAK_INV_REQ:
 	case DRAY_NAK_INV_RD_REQ:
 		comp_nak_fatal(qp, psn, DRAY_CQE_ST_REM_INV_REQ_ERR,
-			       DRAY_XP_VERR_NAK_INV_REQ);
+			       DRAY_VERR_NAK_INV_REQ);
 		break;
 	case DRAY_NAK_REM_ACCESS:
 		comp_nak_fatal(qp, psn, DRAY_CQE_ST_REM_ACCESS_ERR,
-			       DRAY_XP_VERR_NAK_REM_ACCESS);
+			       DRAY_VERR_NAK_REM_ACCESS);
 		break;
 	case DRAY_NAK_REM_OP:
 		comp_nak_fatal(qp, psn, DRAY_CQE_ST_REM_OP_ERR,
-			       DRAY_XP_VERR_NAK_REM_OP);
+			       DRAY_VERR_NAK_REM_OP);
 		break;
 	default:
 		qp->xp.stats.bad_responses++;
@@ -301,11 +301,11 @@ static u8 comp_load(struct dray_hw *hw, struct dray_hw_qp *qp,
 	rq->comp_valid = false;
 	st = dray_hw_sq_fetch(hw, qp, m->index, w);
 	if (st) {
-		*verr = DRAY_XP_VERR_BAD_WQE;
+		*verr = DRAY_VERR_BAD_WQE;
 		return st;
 	}
 	if (w->hdr.opcode != m->opcode || w->length != m->length) {
-		*verr = DRAY_XP_VERR_WQE_CHANGED;
+		*verr = DRAY_VERR_WQE_CHANGED;
 		return DRAY_CQE_ST_LOC_QP_OP_ERR;
 	}
 	rq->comp_valid = true;
@@ -390,7 +390,7 @@ static void comp_read_resp(struct dray_hw *hw, struct dray_hw_qp *qp,
 				     rq->comp_wqe.num_sge,
 				     (u64)m->resp_pkts * mtu, rx->skb,
 				     rx->pay_off, NULL, want);
-		verr = DRAY_XP_VERR_LOCAL_SGE;
+		verr = DRAY_VERR_LOCAL_SGE;
 	}
 	comp_done_before(qp, m);
 	if (st) {
@@ -424,7 +424,7 @@ static void comp_atomic_ack(struct dray_hw *hw, struct dray_hw_qp *qp,
 		st = dray_xp_scatter(hw, qp, rq->comp_wqe.sge,
 				     rq->comp_wqe.num_sge, 0, NULL, 0, &orig,
 				     sizeof(orig));
-		verr = DRAY_XP_VERR_LOCAL_SGE;
+		verr = DRAY_VERR_LOCAL_SGE;
 	}
 	comp_done_before(qp, m);
 	if (st) {

@@ -88,8 +88,8 @@ int dray_hw_eq_destroy(struct dray_hw *hw, u32 eqn)
 
 void dray_hw_eq_doorbell(struct dray_hw *hw, u32 value)
 {
-	u32 eqn = (value & DRAY_EQ_DB_EQN_MASK) >> 16;
-	u16 ci = value & DRAY_EQ_DB_CI_MASK;
+	u32 eqn = FIELD_GET(DRAY_EQ_DB_EQN_MASK, value);
+	u16 ci = FIELD_GET(DRAY_EQ_DB_CI_MASK, value);
 	struct dray_hw_eq *eq;
 	bool fire = false;
 	u8 vector = 0;

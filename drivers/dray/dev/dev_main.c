@@ -164,8 +164,8 @@ static void dray_hw_reset(struct dray_hw *hw)
 /* DEV_CTRL.ENABLE 0->1: validate and latch the admin queue config. */
 static void dray_hw_enable(struct dray_hw *hw)
 {
-	u32 log_depth = hw->aq_cfg & DRAY_AQ_CFG_LOG_DEPTH_MASK;
-	u32 vector = (hw->aq_cfg & DRAY_AQ_CFG_VECTOR_MASK) >> 8;
+	u32 log_depth = FIELD_GET(DRAY_AQ_CFG_LOG_DEPTH_MASK, hw->aq_cfg);
+	u32 vector = FIELD_GET(DRAY_AQ_CFG_VECTOR_MASK, hw->aq_cfg);
 	u32 depth = 1U << log_depth;
 
 	lockdep_assert_held(&hw->reg_lock);
@@ -207,7 +207,8 @@ u32 dray_hw_readl(struct dray_hw *hw, u32 offset)
 		val = DRAY_ID_MAGIC;
 		break;
 	case DRAY_REG_VERSION:
-		val = (DRAY_IF_VERSION_MAJOR << 16) | DRAY_IF_VERSION_MINOR;
+		val = FIELD_PREP(DRAY_VERSION_MAJOR_MASK, DRAY_IF_VERSION_MAJOR) |
+		      FIELD_PREP(DRAY_VERSION_MINOR_MASK, DRAY_IF_VERSION_MINOR);
 		break;
 	case DRAY_REG_DEV_CTRL:
 		val = hw->dev_ctrl;
@@ -231,7 +232,7 @@ u32 dray_hw_readl(struct dray_hw *hw, u32 offset)
 		val = hw->aq_cfg;
 		break;
 	case DRAY_REG_AQ_SQ_CI:
-		val = hw->aq_sq_ci;
+		val = FIELD_PREP(DRAY_AQ_SQ_CI_MASK, hw->aq_sq_ci);
 		break;
 	case DRAY_REG_NUM_VECTORS:
 		val = DRAY_HW_NUM_VECTORS;
@@ -284,21 +285,21 @@ void dray_hw_writel(struct dray_hw *hw, u32 offset, u32 value)
 		dray_hw_eq_doorbell(hw, value);
 		return;
 	case DRAY_REG_ENGINE_KICK:
-		dray_hw_engine_uar_kick(hw, value & DRAY_HW_KICK_UAR_MASK);
+		dray_hw_engine_uar_kick(hw, FIELD_GET(DRAY_ENGINE_KICK_UAR_MASK, value));
 		return;
 	}
 
 	spin_lock_bh(&hw->reg_lock);
 	switch (offset) {
 	case DRAY_REG_AQ_SQ_BASE_LO:
-		hw->aq_sq_base = (hw->aq_sq_base & ~0xffffffffULL) | value;
+		hw->aq_sq_base = (hw->aq_sq_base & ~(u64)U32_MAX) | value;
 		break;
 	case DRAY_REG_AQ_SQ_BASE_HI:
 		hw->aq_sq_base = lower_32_bits(hw->aq_sq_base) |
 				 ((u64)value << 32);
 		break;
 	case DRAY_REG_AQ_CQ_BASE_LO:
-		hw->aq_cq_base = (hw->aq_cq_base & ~0xffffffffULL) | value;
+		hw->aq_cq_base = (hw->aq_cq_base & ~(u64)U32_MAX) | value;
 		break;
 	case DRAY_REG_AQ_CQ_BASE_HI:
 		hw->aq_cq_base = lower_32_bits(hw->aq_cq_base) |
@@ -309,7 +310,7 @@ void dray_hw_writel(struct dray_hw *hw, u32 offset, u32 value)
 				      DRAY_AQ_CFG_VECTOR_MASK);
 		break;
 	case DRAY_REG_AQ_SQ_PI:
-		hw->aq_sq_pi = value & DRAY_AQ_SQ_PI_MASK;
+		hw->aq_sq_pi = FIELD_GET(DRAY_AQ_SQ_PI_MASK, value);
 		kick = hw->dev_sts & DRAY_DEV_STS_READY;
 		break;
 	default:

@@ -240,7 +240,8 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 		goto unlock;
 	}
 	eng->mr_variant[index]++;
-	mr->key = index << DRAY_HW_MR_KEY_SHIFT | eng->mr_variant[index];
+	mr->key = FIELD_PREP(DRAY_KEY_INDEX_MASK, index) |
+		  FIELD_PREP(DRAY_KEY_VARIANT_MASK, eng->mr_variant[index]);
 	pd->users++;
 	/* ... and publish the MR there: storing in a reserved slot. */
 	spin_lock_bh(&eng->lock);

@@ -27,7 +27,6 @@
 	pr_warn_ratelimited("dray-nic %s: QP[%u] " fmt, \
 			    netdev_name((hw)->ndev), (qp)->qpn, ##__VA_ARGS__)
 
-#define DRAY_QPN_MASK		0xffffffU
 #define DRAY_FLOW_LABEL_MASK	0xfffffU
 #define DRAY_HOP_LIMIT_DEFAULT	64
 
@@ -887,7 +886,7 @@ static void qp_set_state(struct dray_hw *hw, struct dray_hw_qp *qp, u8 next)
 
 	if (next == DRAY_QPS_ERR) {
 		/* Asked for by software: no event. */
-		dray_hw_qp_error(hw, qp, 0, DRAY_HW_VERR_NONE);
+		dray_hw_qp_error(hw, qp, 0, DRAY_VERR_NONE);
 		return;
 	}
 	if (next == DRAY_QPS_RESET)
@@ -1111,8 +1110,8 @@ bool dray_hw_wq_poll(struct dray_hw *hw, struct dray_hw_qp *qp,
 		/* Stop reading the doorbells; flush what was validly posted. */
 		qp->db_broken = true;
 		dray_hw_qp_error(hw, qp, DRAY_EQE_QP_FATAL,
-				 sq ? DRAY_HW_VERR_SQ_DOORBELL :
-				      DRAY_HW_VERR_RQ_DOORBELL);
+				 sq ? DRAY_VERR_SQ_DOORBELL :
+				      DRAY_VERR_RQ_DOORBELL);
 		return true;
 	}
 	/* The WQEs are read after the index; pairs with software's wmb. */
@@ -1156,13 +1155,13 @@ static u8 mr_err_to_verr(enum dray_mr_err err)
 {
 	switch (err) {
 	case DRAY_MR_ERR_PD:
-		return DRAY_HW_VERR_LKEY_PD;
+		return DRAY_VERR_LKEY_PD;
 	case DRAY_MR_ERR_ACCESS:
-		return DRAY_HW_VERR_LKEY_ACCESS;
+		return DRAY_VERR_LKEY_ACCESS;
 	case DRAY_MR_ERR_RANGE:
-		return DRAY_HW_VERR_LKEY_RANGE;
+		return DRAY_VERR_LKEY_RANGE;
 	default:
-		return DRAY_HW_VERR_LKEY;
+		return DRAY_VERR_LKEY;
 	}
 }
 
@@ -1176,10 +1175,10 @@ static int swqe_inline(struct dray_hw_qp *qp, struct dray_hw_swqe *wqe,
 
 	if (op == DRAY_WQE_RDMA_READ || sq_opcode_atomic(op))
 		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
-				 DRAY_HW_VERR_WQE_INLINE);
+				 DRAY_VERR_WQE_INLINE);
 	if (len > DRAY_HW_MAX_INLINE || len > room)
 		return swqe_fail(wqe, DRAY_CQE_ST_LOC_LEN_ERR,
-				 DRAY_HW_VERR_WQE_INLINE);
+				 DRAY_VERR_WQE_INLINE);
 	memcpy(wqe->inline_buf, slot + DRAY_SQ_WQE_HDR_SIZE, len);
 	wqe->inline_data = wqe->inline_buf;
 	wqe->length = len;
@@ -1198,17 +1197,17 @@ static int swqe_sgl(struct dray_hw *hw, struct dray_hw_qp *qp,
 
 	if (n > DRAY_HW_MAX_SGE || n * DRAY_SGE_SIZE > room)
 		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
-				 DRAY_HW_VERR_WQE_SGE_COUNT);
+				 DRAY_VERR_WQE_SGE_COUNT);
 	memcpy(wqe->sge, slot + DRAY_SQ_WQE_HDR_SIZE, n * DRAY_SGE_SIZE);
 	wqe->num_sge = n;
 	for (i = 0; i < n; i++)
 		total += le32_to_cpu(wqe->sge[i].length);
 	if (total > DRAY_HW_MAX_MSG)
 		return swqe_fail(wqe, DRAY_CQE_ST_LOC_LEN_ERR,
-				 DRAY_HW_VERR_WQE_LENGTH);
+				 DRAY_VERR_WQE_LENGTH);
 	if (sq_opcode_atomic(op) && (n != 1 || total != sizeof(u64)))
 		return swqe_fail(wqe, DRAY_CQE_ST_LOC_LEN_ERR,
-				 DRAY_HW_VERR_ATOMIC_SGE);
+				 DRAY_VERR_ATOMIC_SGE);
 	wqe->length = total;
 
 	/* READ and atomic results are written into the local buffers. */
@@ -1240,7 +1239,7 @@ int dray_hw_sq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp, u32 index,
 	lockdep_assert_held(&hw->engine.lock);
 
 	wqe->index = index;
-	wqe->vendor_err = DRAY_HW_VERR_NONE;
+	wqe->vendor_err = DRAY_VERR_NONE;
 	wqe->num_sge = 0;
 	wqe->length = 0;
 	wqe->inline_data = NULL;
@@ -1252,7 +1251,7 @@ int dray_hw_sq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp, u32 index,
 		qp_warn_rl(hw, qp, "transport fetched SQ WQE %u (completed %u, posted %u)\n",
 			   index, sq->completed, sq->posted);
 		return swqe_fail(wqe, DRAY_CQE_ST_GENERAL_ERR,
-				 DRAY_HW_VERR_WQE_INDEX);
+				 DRAY_VERR_WQE_INDEX);
 	}
 
 	/* One copy of the header; only the copy is looked at. */
@@ -1261,13 +1260,13 @@ int dray_hw_sq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp, u32 index,
 
 	if (!sq_opcode_valid(qp->type, wqe->hdr.opcode))
 		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
-				 DRAY_HW_VERR_WQE_OPCODE);
+				 DRAY_VERR_WQE_OPCODE);
 	if (wqe->hdr.flags & ~(DRAY_WQE_F_SIGNALED | DRAY_WQE_F_SOLICITED |
 			       DRAY_WQE_F_FENCE | DRAY_WQE_F_INLINE |
 			       (dray_hw_qpt_dg(qp->type) ?
 				DRAY_WQE_F_UD_AV : 0)))
 		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
-				 DRAY_HW_VERR_WQE_FLAGS);
+				 DRAY_VERR_WQE_FLAGS);
 	if (wqe->hdr.flags & DRAY_WQE_F_INLINE)
 		return swqe_inline(qp, wqe, slot);
 	return swqe_sgl(hw, qp, wqe, slot);
@@ -1285,7 +1284,7 @@ bool dray_hw_sq_publish(struct dray_hw *hw, struct dray_hw_qp *qp)
 		qp_warn_rl(hw, qp, "SQ fetch index %u outside %u..%u\n",
 			   sq->fetched, sq->completed, sq->posted);
 		dray_hw_qp_error(hw, qp, DRAY_EQE_QP_FATAL,
-				 DRAY_HW_VERR_WQE_INDEX);
+				 DRAY_VERR_WQE_INDEX);
 		return true;
 	}
 	sq->db_consumer = sq->fetched;
@@ -1340,7 +1339,7 @@ static void qp_cqe_post(struct dray_hw *hw, struct dray_hw_qp *qp,
 {
 	if (!dray_hw_cq_post(hw, cq, cqe))
 		dray_hw_qp_error(hw, qp, DRAY_EQE_QP_FATAL,
-				 DRAY_HW_VERR_CQ_ERROR);
+				 DRAY_VERR_CQ_ERROR);
 }
 
 static u8 sq_cqe_opcode(u8 wqe_opcode)

@@ -29,7 +29,7 @@
  * posted - completed <= depth always hold: posted is the producer index
  * read from the doorbell record and validated by the engine (a value
  * outside [fetched, completed + depth] is a protocol violation that moves
- * the QP to ERR with DRAY_HW_VERR_*_DOORBELL), so the transport never
+ * the QP to ERR with DRAY_VERR_*_DOORBELL), so the transport never
  * reads the user-writable record itself. The device may read an SQ WQE
  * again until it is completed (dray_queue.h: software does not reuse a
  * slot before that); whatever it reads is validated again.
@@ -71,38 +71,10 @@ struct dray_aq_entry;
 struct dray_aq_result;
 struct dray_uar;
 
-/*
- * Device detail for an error (dray_cqe.vendor_err, and data1 of a QP
- * error event): 0x80 and up come from the object/engine layer; values
- * below 0x80 belong to the transport (dev_xport.h).
- */
-enum dray_hw_vendor_err {
-	DRAY_HW_VERR_NONE		= 0x00,
-	DRAY_HW_VERR_SQ_DOORBELL	= 0x80,	/* SQ producer index invalid */
-	DRAY_HW_VERR_RQ_DOORBELL	= 0x81,	/* RQ producer index invalid */
-	DRAY_HW_VERR_CQ_ERROR		= 0x82,	/* CQ overflow, CQE lost */
-	DRAY_HW_VERR_WQE_OPCODE		= 0x83,	/* opcode invalid for QP */
-	DRAY_HW_VERR_WQE_FLAGS		= 0x84,	/* unknown WQE flag */
-	DRAY_HW_VERR_WQE_SGE_COUNT	= 0x85,	/* num_sge over max/stride */
-	DRAY_HW_VERR_WQE_INLINE		= 0x86,	/* inline misused/too long */
-	DRAY_HW_VERR_WQE_LENGTH		= 0x87,	/* message over max size */
-	DRAY_HW_VERR_LKEY		= 0x88,	/* lkey unknown */
-	DRAY_HW_VERR_LKEY_PD		= 0x89,	/* lkey of another PD */
-	DRAY_HW_VERR_LKEY_ACCESS	= 0x8a,	/* MR lacks LOCAL_WRITE */
-	DRAY_HW_VERR_LKEY_RANGE		= 0x8b,	/* SGE outside its MR */
-	DRAY_HW_VERR_ATOMIC_SGE		= 0x8c,	/* atomic needs one 8 B SGE */
-	DRAY_HW_VERR_WQE_INDEX		= 0x8d,	/* transport: bad WQE index */
-};
-
-/* DRAY_REG_ENGINE_KICK: [15:0] is the UAR index; the rest is ignored. */
-#define DRAY_HW_KICK_UAR_MASK	0xffffU
-
 /* Object numbering: 0 is never a valid PD, CQ, AH or MR index. */
 #define DRAY_HW_QPN_FIRST	2	/* QPN 0 and 1 (GSI) are reserved */
 #define DRAY_HW_QPN_GSI		1	/* the one QP of type DRAY_QPT_GSI */
 #define DRAY_HW_GSI_QKEY	0x80010000U	/* IBTA 13.5.1: QP1's Q_Key */
-#define DRAY_HW_MR_KEY_SHIFT	8	/* key = index << 8 | variant */
-#define DRAY_HW_MR_VARIANT_MASK	0xff
 
 /*
  * Datagram QPs: UD and the GSI QP (QP1), which is a UD QP with a fixed
@@ -132,7 +104,7 @@ struct dray_hw_mr {
 /* The MR table index of a key. */
 static inline u32 dray_hw_mr_index(u32 key)
 {
-	return key >> DRAY_HW_MR_KEY_SHIFT;
+	return FIELD_GET(DRAY_KEY_INDEX_MASK, key);
 }
 
 /* A host buffer given by page list and mapped contiguously by the model. */
@@ -175,7 +147,7 @@ struct dray_hw_swqe {
 	struct dray_sq_wqe	hdr;
 	u32			num_sge;
 	u32			length;		/* total payload bytes */
-	u8			vendor_err;	/* DRAY_HW_VERR_* if fetch failed */
+	u8			vendor_err;	/* DRAY_VERR_* if fetch failed */
 	struct dray_sge		sge[DRAY_HW_MAX_SGE];
 	u8			*inline_data;	/* points into inline_buf */
 	u8			inline_buf[DRAY_HW_MAX_INLINE];
@@ -389,7 +361,7 @@ u32 dray_hw_sq_pending(struct dray_hw_qp *qp);
  * wqe->vendor_err tells why; wqe->index and wqe->hdr are always set).
  * @index may be any posted, not completed WQE ([sq.completed, posted));
  * any other index (or a QP in RESET or ERR) is refused with GENERAL_ERR
- * and DRAY_HW_VERR_WQE_INDEX. Nothing moves: the transport advances
+ * and DRAY_VERR_WQE_INDEX. Nothing moves: the transport advances
  * qp->sq.fetched itself when it starts the WQE, and may read the same
  * WQE again (a WQE that had to wait, a retransmission). The WQE is copied
  * out of the ring once per call and only the copy is used.

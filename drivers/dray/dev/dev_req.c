@@ -195,7 +195,7 @@ static int req_peek(struct dray_hw *hw, struct dray_hw_qp *qp, u8 *verr)
 		w->length = 0;
 		st = dray_hw_sq_fetch(hw, qp, rq->fetch, w);
 		if (st) {
-			*verr = DRAY_XP_VERR_BAD_WQE;
+			*verr = DRAY_VERR_BAD_WQE;
 			return st;
 		}
 		rq->cur_valid = true;
@@ -203,7 +203,7 @@ static int req_peek(struct dray_hw *hw, struct dray_hw_qp *qp, u8 *verr)
 		st = req_validate(hw, qp, w);
 		if (st) {
 			*verr = st == DRAY_CQE_ST_LOC_PROT_ERR ?
-				DRAY_XP_VERR_LOCAL_SGE : DRAY_XP_VERR_BAD_WQE;
+				DRAY_VERR_LOCAL_SGE : DRAY_VERR_BAD_WQE;
 			return st;
 		}
 	}
@@ -278,12 +278,12 @@ static int req_load(struct dray_hw *hw, struct dray_hw_qp *qp,
 	rq->cur_valid = false;
 	st = dray_hw_sq_fetch(hw, qp, m->index, w);
 	if (st) {
-		*verr = DRAY_XP_VERR_BAD_WQE;
+		*verr = DRAY_VERR_BAD_WQE;
 		return st;
 	}
 	if (w->hdr.opcode != m->opcode || w->length != m->length ||
 	    (w->hdr.flags ^ m->flags) & DRAY_WQE_F_INLINE) {
-		*verr = DRAY_XP_VERR_WQE_CHANGED;
+		*verr = DRAY_VERR_WQE_CHANGED;
 		return DRAY_CQE_ST_LOC_QP_OP_ERR;
 	}
 	rq->cur_valid = true;
@@ -437,7 +437,7 @@ static int req_send_pkt(struct dray_hw *hw, struct dray_hw_qp *qp,
 		st = dray_xp_gather(hw, qp, skb, w, off, len);
 		if (st) {
 			kfree_skb(skb);
-			*verr = DRAY_XP_VERR_LOCAL_SGE;
+			*verr = DRAY_VERR_LOCAL_SGE;
 			return st;
 		}
 	}
@@ -581,7 +581,7 @@ void dray_xp_req_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
 		xp_dbg(hw, qp, "transport retries exhausted at PSN %#x\n",
 		       rq->una);
 		dray_xp_comp_fail(m, DRAY_CQE_ST_RETRY_EXC_ERR,
-				  DRAY_XP_VERR_RETRY_EXC);
+				  DRAY_VERR_RETRY_EXC);
 		dray_xp_comp_advance(hw, qp);
 		return;
 	}

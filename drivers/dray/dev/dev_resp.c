@@ -578,28 +578,28 @@ static enum resp_state resp_fatal(struct resp_ctx *c, u8 nak, u8 status,
 static enum resp_state resp_err_inv_req(struct resp_ctx *c)
 {
 	return resp_fatal(c, DRAY_NAK_INV_REQ, DRAY_CQE_ST_REM_INV_REQ_ERR,
-			  DRAY_EQE_QP_REQ_ERR, DRAY_XP_VERR_RESP_INV_REQ);
+			  DRAY_EQE_QP_REQ_ERR, DRAY_VERR_RESP_INV_REQ);
 }
 
 /* Class C: remote access error (R_Key, PD, rights, range). */
 static enum resp_state resp_err_access(struct resp_ctx *c)
 {
 	return resp_fatal(c, DRAY_NAK_REM_ACCESS, DRAY_CQE_ST_REM_ACCESS_ERR,
-			  DRAY_EQE_QP_ACCESS_ERR, DRAY_XP_VERR_RESP_ACCESS);
+			  DRAY_EQE_QP_ACCESS_ERR, DRAY_VERR_RESP_ACCESS);
 }
 
 /* Class A: the receive WQE failed (its memory, or the WQE itself). */
 static enum resp_state resp_err_op(struct resp_ctx *c)
 {
 	return resp_fatal(c, DRAY_NAK_REM_OP, c->status,
-			  0, DRAY_XP_VERR_RESP_LOCAL);
+			  0, DRAY_VERR_RESP_LOCAL);
 }
 
 /* The message does not fit the receive WQE: local length error. */
 static enum resp_state resp_err_length(struct resp_ctx *c)
 {
 	return resp_fatal(c, DRAY_NAK_INV_REQ, DRAY_CQE_ST_LOC_LEN_ERR,
-			  0, DRAY_XP_VERR_RESP_LENGTH);
+			  0, DRAY_VERR_RESP_LENGTH);
 }
 
 /* Class D: silently dropped. */
@@ -751,7 +751,7 @@ void dray_xp_resp_run(struct dray_hw *hw, struct dray_hw_qp *qp, bool final)
 					 dray_psn_add(r->tx_psn, r->tx_pkt));
 			qp->xp.err = true;
 			dray_hw_qp_error(hw, qp, DRAY_EQE_QP_ACCESS_ERR,
-					 DRAY_XP_VERR_RESP_ACCESS);
+					 DRAY_VERR_RESP_ACCESS);
 			return;
 		}
 	}

@@ -106,7 +106,7 @@ static int ud_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 		st = dray_xp_gather(hw, qp, skb, w, 0, w->length);
 		if (st) {
 			kfree_skb(skb);
-			*verr = DRAY_XP_VERR_LOCAL_SGE;
+			*verr = DRAY_VERR_LOCAL_SGE;
 			return st;
 		}
 	}
@@ -144,13 +144,13 @@ static bool ud_send_one(struct dray_hw *hw, struct dray_hw_qp *qp)
 	}
 	if (!path) {
 		st = DRAY_CQE_ST_LOC_QP_OP_ERR;
-		verr = DRAY_UD_VERR_AH;
-	} else if (le32_to_cpu(w->hdr.u.ud.remote_qpn) & ~DRAY_BTH_QPN_MASK) {
+		verr = DRAY_VERR_UD_AH;
+	} else if (le32_to_cpu(w->hdr.u.ud.remote_qpn) & ~DRAY_QPN_MASK) {
 		st = DRAY_CQE_ST_LOC_QP_OP_ERR;
-		verr = DRAY_UD_VERR_QPN;
+		verr = DRAY_VERR_UD_QPN;
 	} else if (w->length > ud_mtu(hw)) {
 		st = DRAY_CQE_ST_LOC_LEN_ERR;
-		verr = DRAY_UD_VERR_MTU;
+		verr = DRAY_VERR_UD_MTU;
 	} else {
 		st = ud_xmit(hw, qp, w, path, &verr);
 		if (st == -ENOMEM)
@@ -234,7 +234,7 @@ static u8 ud_place(struct dray_hw *hw, struct dray_hw_qp *qp,
 	u8 st;
 
 	if (DRAY_GRH_BYTES + rx->pay_len > w->length) {
-		*verr = DRAY_UD_VERR_RECV_LEN;
+		*verr = DRAY_VERR_UD_RECV_LEN;
 		return DRAY_CQE_ST_LOC_LEN_ERR;
 	}
 	dray_wire_grh(ip, ipv6, grh);
@@ -244,8 +244,8 @@ static u8 ud_place(struct dray_hw *hw, struct dray_hw_qp *qp,
 		st = dray_xp_scatter(hw, qp, w->sge, w->num_sge, sizeof(grh),
 				     rx->skb, rx->pay_off, NULL, rx->pay_len);
 	if (st)
-		*verr = st == DRAY_CQE_ST_LOC_LEN_ERR ? DRAY_UD_VERR_RECV_LEN :
-							DRAY_UD_VERR_RECV_SGE;
+		*verr = st == DRAY_CQE_ST_LOC_LEN_ERR ? DRAY_VERR_UD_RECV_LEN :
+							DRAY_VERR_UD_RECV_SGE;
 	return st;
 }
 
@@ -293,7 +293,7 @@ void dray_ud_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
 	}
 	if (ret) {
 		cqe.status = DRAY_CQE_ST_LOC_QP_OP_ERR;
-		verr = DRAY_UD_VERR_RECV_WQE;
+		verr = DRAY_VERR_UD_RECV_WQE;
 	} else {
 		cqe.status = ud_place(hw, qp, w, rx, ip, l3->ipv6, &verr);
 	}

@@ -37,19 +37,6 @@ struct dray_hw_qp;
 struct dray_xp_rxpkt;
 struct dray_wire_l3;
 
-/*
- * What UD reports in a CQE's vendor_err besides the IBTA status: the
- * transport's range (below 0x80, dev_xport.h) from 0x40 on.
- */
-enum dray_ud_vendor_err {
-	DRAY_UD_VERR_AH		= 0x40,	/* AH unknown or of another PD */
-	DRAY_UD_VERR_QPN	= 0x41,	/* remote_qpn wider than 24 bits */
-	DRAY_UD_VERR_MTU	= 0x42,	/* payload longer than the MTU */
-	DRAY_UD_VERR_RECV_LEN	= 0x43,	/* GRH + payload > receive WQE */
-	DRAY_UD_VERR_RECV_WQE	= 0x44,	/* malformed receive WQE */
-	DRAY_UD_VERR_RECV_SGE	= 0x45,	/* a receive SGE was refused */
-};
-
 /* Per-QP UD state, in struct dray_hw_qp; zero in RESET. */
 struct dray_ud_qp {
 	u32			psn;		/* PSN of the next packet */

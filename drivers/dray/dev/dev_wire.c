@@ -119,7 +119,7 @@ u32 dray_wire_build(const struct dray_pkt *pkt, void *buf)
 	bth->flags = (pkt->se ? DRAY_BTH_SE : 0) |
 		     ((pkt->pad << DRAY_BTH_PAD_SHIFT) & DRAY_BTH_PAD_MASK);
 	bth->pkey = cpu_to_be16(pkt->pkey);
-	bth->qpn = cpu_to_be32(pkt->qpn & DRAY_BTH_QPN_MASK);
+	bth->qpn = cpu_to_be32(pkt->qpn & DRAY_QPN_MASK);
 	bth->apsn = cpu_to_be32((pkt->ackreq ? DRAY_BTH_ACKREQ : 0) |
 				(pkt->psn & DRAY_PSN_MASK));
 
@@ -127,7 +127,7 @@ u32 dray_wire_build(const struct dray_pkt *pkt, void *buf)
 		struct dray_deth *h = (struct dray_deth *)p;
 
 		h->qkey = cpu_to_be32(pkt->qkey);
-		h->sqpn = cpu_to_be32(pkt->src_qpn & DRAY_BTH_QPN_MASK);
+		h->sqpn = cpu_to_be32(pkt->src_qpn & DRAY_QPN_MASK);
 		p += sizeof(*h);
 	}
 	if (f & DRAY_OPF_RETH) {
@@ -199,7 +199,7 @@ int dray_wire_parse(const void *buf, u32 len, struct dray_pkt *pkt)
 	pkt->pkey = be16_to_cpu(bth->pkey);
 	qpn = be32_to_cpu(bth->qpn);
 	pkt->resv8a = qpn >> 24;
-	pkt->qpn = qpn & DRAY_BTH_QPN_MASK;
+	pkt->qpn = qpn & DRAY_QPN_MASK;
 	apsn = be32_to_cpu(bth->apsn);
 	pkt->ackreq = apsn & DRAY_BTH_ACKREQ;
 	pkt->psn = apsn & DRAY_PSN_MASK;
@@ -208,7 +208,7 @@ int dray_wire_parse(const void *buf, u32 len, struct dray_pkt *pkt)
 		const struct dray_deth *h = (const struct dray_deth *)p;
 
 		pkt->qkey = be32_to_cpu(h->qkey);
-		pkt->src_qpn = be32_to_cpu(h->sqpn) & DRAY_BTH_QPN_MASK;
+		pkt->src_qpn = be32_to_cpu(h->sqpn) & DRAY_QPN_MASK;
 		p += sizeof(*h);
 	}
 	if (f & DRAY_OPF_RETH) {

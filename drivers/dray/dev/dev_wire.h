@@ -26,6 +26,8 @@
 #include <asm/byteorder.h>
 #endif
 
+#include <dray/dray_common.h>	/* DRAY_QPN_MASK, DRAY_PSN_MASK */
+
 #define DRAY_ROCE_UDP_PORT	4791
 
 /* --- transport headers -------------------------------------------------- */
@@ -35,7 +37,7 @@ struct dray_bth {
 	u8	opcode;
 	u8	flags;		/* DRAY_BTH_SE | DRAY_BTH_MIG | PadCnt | TVer */
 	__be16	pkey;
-	__be32	qpn;		/* [31:24] resv8a (FECN, BECN), [23:0] dest QP */
+	__be32	qpn;		/* [31:24] resv8a (FECN, BECN), [23:0] dest QP (DRAY_QPN_MASK) */
 	__be32	apsn;		/* [31] AckReq, [30:24] reserved, [23:0] PSN */
 } __packed;
 
@@ -47,9 +49,7 @@ struct dray_bth {
 #define DRAY_BTH_FECN		0x80000000U	/* in qpn */
 #define DRAY_BTH_BECN		0x40000000U	/* in qpn */
 #define DRAY_BTH_RESV8A_MASK	0xff000000U	/* in qpn: variant, ICRC'd as 1s */
-#define DRAY_BTH_QPN_MASK	0x00ffffffU
 #define DRAY_BTH_ACKREQ		0x80000000U	/* in apsn */
-#define DRAY_PSN_MASK		0x00ffffffU
 
 #define DRAY_PKEY_DEFAULT	0xffff
 #define DRAY_PKEY_MEMBER	0x8000	/* full member bit, ignored in checks */

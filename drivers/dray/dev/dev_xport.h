@@ -82,7 +82,7 @@ struct dray_xp_swqe {
 	u8	flags;		/* DRAY_WQE_F_* */
 	u8	state;		/* enum dray_xp_swqe_state */
 	u8	status;		/* DRAY_CQE_ST_* when FAILED */
-	u8	vendor_err;	/* enum dray_xp_vendor_err when FAILED */
+	u8	vendor_err;	/* enum dray_vendor_err when FAILED */
 	u8	rd_slots;	/* READ/atomic: initiator depth it holds */
 };
 
@@ -206,26 +206,6 @@ struct dray_xport_qp {
 	struct dray_xp_req	req;
 	struct dray_xp_resp	resp;
 	struct dray_xp_stats	stats;
-};
-
-/*
- * What the transport reports in a CQE's vendor_err and a QP_FATAL event's
- * data1 besides the IBTA status.
- */
-enum dray_xp_vendor_err {
-	DRAY_XP_VERR_NONE		= 0,
-	DRAY_XP_VERR_NAK_INV_REQ	= 1,	/* peer NAK'd: invalid request */
-	DRAY_XP_VERR_NAK_REM_ACCESS	= 2,	/* peer NAK'd: remote access */
-	DRAY_XP_VERR_NAK_REM_OP		= 3,	/* peer NAK'd: operational */
-	DRAY_XP_VERR_RETRY_EXC		= 4,	/* local ACK timeouts */
-	DRAY_XP_VERR_RNR_EXC		= 5,	/* RNR NAKs */
-	DRAY_XP_VERR_BAD_WQE		= 6,	/* fetch or validation failed */
-	DRAY_XP_VERR_LOCAL_SGE		= 7,	/* a local SGE was refused */
-	DRAY_XP_VERR_WQE_CHANGED	= 8,	/* WQE rewritten while posted */
-	DRAY_XP_VERR_RESP_INV_REQ	= 9,	/* responder: invalid request */
-	DRAY_XP_VERR_RESP_ACCESS	= 10,	/* responder: access violation */
-	DRAY_XP_VERR_RESP_LOCAL		= 11,	/* responder: RQ WQE fault */
-	DRAY_XP_VERR_RESP_LENGTH	= 12,	/* responder: message too long */
 };
 
 /* QP created (RESET): initialize transport state. */

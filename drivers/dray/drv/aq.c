@@ -215,7 +215,7 @@ int dray_aq_init(struct dray_dev *dev)
 	id = dray_hw_readl(dev->hw, DRAY_REG_ID);
 	ver = dray_hw_readl(dev->hw, DRAY_REG_VERSION);
 	if (id != DRAY_ID_MAGIC ||
-	    (ver >> 16) != DRAY_IF_VERSION_MAJOR) {
+	    FIELD_GET(DRAY_VERSION_MAJOR_MASK, ver) != DRAY_IF_VERSION_MAJOR) {
 		ibdev_err(&dev->ibdev, "unsupported device: id %#x version %#x\n",
 			  id, ver);
 		return -ENODEV;
@@ -255,7 +255,8 @@ int dray_aq_init(struct dray_dev *dev)
 	dray_hw_writel(dev->hw, DRAY_REG_AQ_CQ_BASE_LO, lower_32_bits(aq->cq_dma));
 	dray_hw_writel(dev->hw, DRAY_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
 	dray_hw_writel(dev->hw, DRAY_REG_AQ_CFG,
-		       DRAY_AQ_LOG_DEPTH | (DRAY_VEC_ADMIN << 8));
+		       FIELD_PREP(DRAY_AQ_CFG_LOG_DEPTH_MASK, DRAY_AQ_LOG_DEPTH) |
+		       FIELD_PREP(DRAY_AQ_CFG_VECTOR_MASK, DRAY_VEC_ADMIN));
 	dray_hw_writel(dev->hw, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_ENABLE);
 	ret = aq_wait_ready(dev);
 	if (ret)

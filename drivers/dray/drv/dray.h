@@ -6,6 +6,7 @@
 #ifndef DRAY_DRV_H
 #define DRAY_DRV_H
 
+#include <linux/bitfield.h>
 #include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -23,11 +24,9 @@
 #include <dray/dray_queue.h>
 #include <dray/dray_uar.h>
 #include <dray/dray_ring.h>
+#include <dray/dray_verr.h>
 
 #include "../bus.h"
-
-/* QP numbers are 24 bits on the wire (BTH DestQP). */
-#define DRAY_QPN_MASK		0xffffffU
 
 #define DRAY_AQ_LOG_DEPTH	5
 #define DRAY_AQ_TIMEOUT_MS	5000

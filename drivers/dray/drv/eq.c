@@ -15,8 +15,8 @@
 
 static void eq_doorbell(struct dray_dev *dev, struct dray_eq *eq, bool arm)
 {
-	u32 val = (eq->ci & DRAY_EQ_DB_CI_MASK) |
-		  ((eq->eqn << 16) & DRAY_EQ_DB_EQN_MASK);
+	u32 val = FIELD_PREP(DRAY_EQ_DB_CI_MASK, (u16)eq->ci) |
+		  FIELD_PREP(DRAY_EQ_DB_EQN_MASK, eq->eqn);
 
 	if (arm)
 		val |= DRAY_EQ_DB_ARM;

@@ -90,8 +90,6 @@ static_assert((int)DRAY_MTU_4096 == IB_MTU_4096);
 				  IB_ACCESS_REMOTE_ATOMIC | \
 				  DRAY_QP_ACCESS_FLUSH)
 
-#define DRAY_PSN_MASK		0xffffffU
-
 /* ---- events ------------------------------------------------------------ */
 
 static void dray_qp_put(struct dray_qp *qp)

@@ -226,8 +226,9 @@ static void dray_get_dev_fw_str(struct ib_device *ibdev, char *str)
 	u64 fw = to_ddev(ibdev)->caps.fw_ver;
 
 	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u",
-		 (u32)(fw >> 32) & 0xffff, (u32)(fw >> 16) & 0xffff,
-		 (u32)fw & 0xffff);
+		 (u32)FIELD_GET(DRAY_FW_VER_MAJOR_MASK, fw),
+		 (u32)FIELD_GET(DRAY_FW_VER_MINOR_MASK, fw),
+		 (u32)FIELD_GET(DRAY_FW_VER_PATCH_MASK, fw));
 }
 
 /*

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * dray vendor error codes: the device's detail for an error, besides the
+ * IBTA status. They appear in dray_cqe.vendor_err (and so in
+ * ibv_wc.vendor_err) and in data1 of a DRAY_EQE_QP_FATAL event.
+ *
+ * Ranges: 0x01..0x3f the RC transport (requester, completer, responder),
+ * 0x40..0x7f the UD service, 0x80..0xff the queue engine (doorbells, WQE
+ * fetch and validation, CQ writes). Documentation/hw-interface.md says
+ * which condition yields which code.
+ */
+#ifndef DRAY_VERR_H
+#define DRAY_VERR_H
+
+enum dray_vendor_err {
+	DRAY_VERR_NONE			= 0x00,
+
+	/* RC transport */
+	DRAY_VERR_NAK_INV_REQ		= 0x01,	/* peer NAK'd: invalid request */
+	DRAY_VERR_NAK_REM_ACCESS	= 0x02,	/* peer NAK'd: remote access */
+	DRAY_VERR_NAK_REM_OP		= 0x03,	/* peer NAK'd: operational */
+	DRAY_VERR_RETRY_EXC		= 0x04,	/* local ACK timeouts */
+	DRAY_VERR_RNR_EXC		= 0x05,	/* RNR NAKs */
+	DRAY_VERR_BAD_WQE		= 0x06,	/* fetch or validation failed */
+	DRAY_VERR_LOCAL_SGE		= 0x07,	/* a local SGE was refused */
+	DRAY_VERR_WQE_CHANGED		= 0x08,	/* WQE rewritten while posted */
+	DRAY_VERR_RESP_INV_REQ		= 0x09,	/* responder: invalid request */
+	DRAY_VERR_RESP_ACCESS		= 0x0a,	/* responder: access violation */
+	DRAY_VERR_RESP_LOCAL		= 0x0b,	/* responder: RQ WQE fault */
+	DRAY_VERR_RESP_LENGTH		= 0x0c,	/* responder: message too long */
+
+	/* UD service */
+	DRAY_VERR_UD_AH			= 0x40,	/* AH unknown or of another PD */
+	DRAY_VERR_UD_QPN		= 0x41,	/* remote_qpn wider than 24 bits */
+	DRAY_VERR_UD_MTU		= 0x42,	/* payload longer than the MTU */
+	DRAY_VERR_UD_RECV_LEN		= 0x43,	/* GRH + payload > receive WQE */
+	DRAY_VERR_UD_RECV_WQE		= 0x44,	/* malformed receive WQE */
+	DRAY_VERR_UD_RECV_SGE		= 0x45,	/* a receive SGE was refused */
+
+	/* queue engine */
+	DRAY_VERR_SQ_DOORBELL		= 0x80,	/* SQ producer index invalid */
+	DRAY_VERR_RQ_DOORBELL		= 0x81,	/* RQ producer index invalid */
+	DRAY_VERR_CQ_ERROR		= 0x82,	/* CQ overflow, CQE lost */
+	DRAY_VERR_WQE_OPCODE		= 0x83,	/* opcode invalid for QP */
+	DRAY_VERR_WQE_FLAGS		= 0x84,	/* unknown WQE flag */
+	DRAY_VERR_WQE_SGE_COUNT		= 0x85,	/* num_sge over max/stride */
+	DRAY_VERR_WQE_INLINE		= 0x86,	/* inline misused/too long */
+	DRAY_VERR_WQE_LENGTH		= 0x87,	/* message over max size */
+	DRAY_VERR_LKEY			= 0x88,	/* lkey unknown */
+	DRAY_VERR_LKEY_PD		= 0x89,	/* lkey of another PD */
+	DRAY_VERR_LKEY_ACCESS		= 0x8a,	/* MR lacks LOCAL_WRITE */
+	DRAY_VERR_LKEY_RANGE		= 0x8b,	/* SGE outside its MR */
+	DRAY_VERR_ATOMIC_SGE		= 0x8c,	/* atomic needs one 8 B SGE */
+	DRAY_VERR_WQE_INDEX		= 0x8d,	/* transport: bad WQE index */
+};
+
+#endif /* DRAY_VERR_H */
