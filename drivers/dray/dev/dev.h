@@ -76,14 +76,19 @@ struct dray_hw_uar {
 };
 
 struct dray_hw_irq {
-	dray_irq_handler_t	handler;
+	dray_bus_irq_handler_t	handler;
 	void			*cookie;
 };
 
-struct dray_hw {
+/* What the bus (the PCI function's equivalent) knows of the NIC. */
+struct dray_bus_dev {
 	struct device		*dma_dev;
 	void			(*removed)(void *ctx);
 	void			*removed_ctx;
+};
+
+struct dray_hw {
+	struct dray_bus_dev	bus;
 
 	/* Register file. reg_lock protects everything in this group. */
 	spinlock_t		reg_lock;

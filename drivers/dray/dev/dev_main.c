@@ -10,6 +10,11 @@
 
 #include "dev.h"
 
+static struct dray_hw *bus_to_hw(struct dray_bus_dev *bdev)
+{
+	return container_of(bdev, struct dray_hw, bus);
+}
+
 #define hw_err_ratelimited(hw, fmt, ...) \
 	pr_err_ratelimited("dray-nic %s: " fmt, netdev_name((hw)->ndev), \
 			   ##__VA_ARGS__)
@@ -99,9 +104,10 @@ void dray_hw_raise_irq(struct dray_hw *hw, unsigned int vector)
 	queue_work(system_highpri_wq, &hw->irq_work);
 }
 
-int dray_hw_request_irq(struct dray_hw *hw, unsigned int vector,
-			dray_irq_handler_t handler, void *cookie)
+int dray_bus_request_irq(struct dray_bus_dev *bdev, unsigned int vector,
+			 dray_bus_irq_handler_t handler, void *cookie)
 {
+	struct dray_hw *hw = bus_to_hw(bdev);
 	unsigned long flags;
 	int ret = 0;
 
@@ -122,8 +128,9 @@ int dray_hw_request_irq(struct dray_hw *hw, unsigned int vector,
  * After this returns the handler is not running and will not run again.
  * Context: process; not from the handler itself.
  */
-void dray_hw_free_irq(struct dray_hw *hw, unsigned int vector)
+void dray_bus_free_irq(struct dray_bus_dev *bdev, unsigned int vector)
 {
+	struct dray_hw *hw = bus_to_hw(bdev);
 	unsigned long flags;
 
 	if (vector >= DRAY_HW_NUM_VECTORS)
@@ -197,8 +204,9 @@ cfg_err:
 	hw->dev_sts = DRAY_DEV_STS_CFG_ERR;
 }
 
-u32 dray_hw_readl(struct dray_hw *hw, u32 offset)
+u32 dray_bus_readl(struct dray_bus_dev *bdev, u32 offset)
 {
+	struct dray_hw *hw = bus_to_hw(bdev);
 	u32 val;
 
 	spin_lock_bh(&hw->reg_lock);
@@ -273,8 +281,9 @@ static void dray_hw_write_ctrl(struct dray_hw *hw, u32 value)
 		queue_work(hw->wq, &hw->aq_work);
 }
 
-void dray_hw_writel(struct dray_hw *hw, u32 offset, u32 value)
+void dray_bus_writel(struct dray_bus_dev *bdev, u32 offset, u32 value)
 {
+	struct dray_hw *hw = bus_to_hw(bdev);
 	bool kick = false;
 
 	switch (offset) {
@@ -322,7 +331,7 @@ void dray_hw_writel(struct dray_hw *hw, u32 offset, u32 value)
 		queue_work(hw->wq, &hw->aq_work);
 }
 
-struct dray_hw *dray_hw_create(const struct dray_hw_plat *plat)
+struct dray_bus_dev *dray_bus_create(const struct dray_bus_plat *plat)
 {
 	struct dray_hw *hw;
 	int ret;
@@ -331,9 +340,9 @@ struct dray_hw *dray_hw_create(const struct dray_hw_plat *plat)
 	if (!hw)
 		return ERR_PTR(-ENOMEM);
 
-	hw->dma_dev = plat->dma_dev;
-	hw->removed = plat->removed;
-	hw->removed_ctx = plat->ctx;
+	hw->bus.dma_dev = plat->dma_dev;
+	hw->bus.removed = plat->removed;
+	hw->bus.removed_ctx = plat->ctx;
 	spin_lock_init(&hw->reg_lock);
 	spin_lock_init(&hw->irq_lock);
 	spin_lock_init(&hw->obj_lock);
@@ -356,7 +365,7 @@ struct dray_hw *dray_hw_create(const struct dray_hw_plat *plat)
 	ret = dray_hw_port_attach(hw, plat->ndev);
 	if (ret)
 		goto stop_engine;
-	return hw;
+	return &hw->bus;
 
 stop_engine:
 	dray_hw_engine_stop(hw);
@@ -367,8 +376,10 @@ free_hw:
 	return ERR_PTR(ret);
 }
 
-void dray_hw_destroy(struct dray_hw *hw)
+void dray_bus_destroy(struct dray_bus_dev *bdev)
 {
+	struct dray_hw *hw = bus_to_hw(bdev);
+
 	/*
 	 * Objects first (no QP sends any more), then the engine thread, then
 	 * the port and its netdev reference. Frames the port queued after the

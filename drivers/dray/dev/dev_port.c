@@ -122,8 +122,8 @@ static int port_netdev_event(struct notifier_block *nb, unsigned long event,
 		hw->phys_state = DRAY_PORT_PHYS_DISABLED;
 		spin_unlock_bh(&hw->port_lock);
 		port_state_event(hw);
-		if (hw->removed)
-			hw->removed(hw->removed_ctx);
+		if (hw->bus.removed)
+			hw->bus.removed(hw->bus.removed_ctx);
 		break;
 	}
 	return NOTIFY_DONE;

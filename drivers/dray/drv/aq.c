@@ -158,7 +158,7 @@ int dray_aq_exec(struct dray_dev *dev, struct dray_aq_entry *entry,
 	aq->sq_pi++;
 	/* The entry must be in memory before the doorbell. */
 	dma_wmb();
-	dray_hw_writel(dev->hw, DRAY_REG_AQ_SQ_PI, aq->sq_pi);
+	dray_bus_writel(dev->nic, DRAY_REG_AQ_SQ_PI, aq->sq_pi);
 	spin_unlock_bh(&aq->lock);
 
 	left = wait_for_completion_timeout(&ctx->done,
@@ -170,7 +170,7 @@ int dray_aq_exec(struct dray_dev *dev, struct dray_aq_entry *entry,
 		spin_unlock_bh(&aq->lock);
 		ddev_err_rl(dev, "admin command %u timed out, device status %#x\n",
 			    entry->hdr.opcode,
-			    dray_hw_readl(dev->hw, DRAY_REG_DEV_STS));
+			    dray_bus_readl(dev->nic, DRAY_REG_DEV_STS));
 		return -ETIMEDOUT;
 	}
 	status = ctx->cqe.status;
@@ -193,7 +193,7 @@ static int aq_wait_ready(struct dray_dev *dev)
 	u32 sts;
 
 	for (i = 0; i < 100; i++) {
-		sts = dray_hw_readl(dev->hw, DRAY_REG_DEV_STS);
+		sts = dray_bus_readl(dev->nic, DRAY_REG_DEV_STS);
 		if (sts & DRAY_DEV_STS_READY)
 			return 0;
 		if (sts & (DRAY_DEV_STS_CFG_ERR | DRAY_DEV_STS_FATAL))
@@ -212,15 +212,15 @@ int dray_aq_init(struct dray_dev *dev)
 	u32 id, ver, i;
 	int ret;
 
-	id = dray_hw_readl(dev->hw, DRAY_REG_ID);
-	ver = dray_hw_readl(dev->hw, DRAY_REG_VERSION);
+	id = dray_bus_readl(dev->nic, DRAY_REG_ID);
+	ver = dray_bus_readl(dev->nic, DRAY_REG_VERSION);
 	if (id != DRAY_ID_MAGIC ||
 	    FIELD_GET(DRAY_VERSION_MAJOR_MASK, ver) != DRAY_IF_VERSION_MAJOR) {
 		ibdev_err(&dev->ibdev, "unsupported device: id %#x version %#x\n",
 			  id, ver);
 		return -ENODEV;
 	}
-	dray_hw_writel(dev->hw, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_RESET);
+	dray_bus_writel(dev->nic, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_RESET);
 
 	aq->depth = 1U << DRAY_AQ_LOG_DEPTH;
 	aq->sq = dma_alloc_coherent(dma_dev, aq->depth * sizeof(*aq->sq),
@@ -246,26 +246,26 @@ int dray_aq_init(struct dray_dev *dev)
 	aq->cq_ci = 0;
 	aq->dead = false;
 
-	ret = dray_hw_request_irq(dev->hw, DRAY_VEC_ADMIN, dray_aq_irq, dev);
+	ret = dray_bus_request_irq(dev->nic, DRAY_VEC_ADMIN, dray_aq_irq, dev);
 	if (ret)
 		goto free_ctx;
 
-	dray_hw_writel(dev->hw, DRAY_REG_AQ_SQ_BASE_LO, lower_32_bits(aq->sq_dma));
-	dray_hw_writel(dev->hw, DRAY_REG_AQ_SQ_BASE_HI, upper_32_bits(aq->sq_dma));
-	dray_hw_writel(dev->hw, DRAY_REG_AQ_CQ_BASE_LO, lower_32_bits(aq->cq_dma));
-	dray_hw_writel(dev->hw, DRAY_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
-	dray_hw_writel(dev->hw, DRAY_REG_AQ_CFG,
-		       FIELD_PREP(DRAY_AQ_CFG_LOG_DEPTH_MASK, DRAY_AQ_LOG_DEPTH) |
+	dray_bus_writel(dev->nic, DRAY_REG_AQ_SQ_BASE_LO, lower_32_bits(aq->sq_dma));
+	dray_bus_writel(dev->nic, DRAY_REG_AQ_SQ_BASE_HI, upper_32_bits(aq->sq_dma));
+	dray_bus_writel(dev->nic, DRAY_REG_AQ_CQ_BASE_LO, lower_32_bits(aq->cq_dma));
+	dray_bus_writel(dev->nic, DRAY_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
+	dray_bus_writel(dev->nic, DRAY_REG_AQ_CFG,
+			FIELD_PREP(DRAY_AQ_CFG_LOG_DEPTH_MASK, DRAY_AQ_LOG_DEPTH) |
 		       FIELD_PREP(DRAY_AQ_CFG_VECTOR_MASK, DRAY_VEC_ADMIN));
-	dray_hw_writel(dev->hw, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_ENABLE);
+	dray_bus_writel(dev->nic, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_ENABLE);
 	ret = aq_wait_ready(dev);
 	if (ret)
 		goto reset;
 	return 0;
 
 reset:
-	dray_hw_writel(dev->hw, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_RESET);
-	dray_hw_free_irq(dev->hw, DRAY_VEC_ADMIN);
+	dray_bus_writel(dev->nic, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_RESET);
+	dray_bus_free_irq(dev->nic, DRAY_VEC_ADMIN);
 free_ctx:
 	kfree(aq->ctx);
 free_cq:
@@ -283,8 +283,8 @@ void dray_aq_destroy(struct dray_dev *dev)
 	struct device *dma_dev = dray_dma_dev(dev);
 	struct dray_aq *aq = &dev->aq;
 
-	dray_hw_writel(dev->hw, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_RESET);
-	dray_hw_free_irq(dev->hw, DRAY_VEC_ADMIN);
+	dray_bus_writel(dev->nic, DRAY_REG_DEV_CTRL, DRAY_DEV_CTRL_RESET);
+	dray_bus_free_irq(dev->nic, DRAY_VEC_ADMIN);
 	kfree(aq->ctx);
 	dma_free_coherent(dma_dev, aq->depth * sizeof(*aq->cq), aq->cq,
 			  aq->cq_dma);

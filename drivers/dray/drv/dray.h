@@ -118,7 +118,7 @@ enum {
 
 struct dray_dev {
 	struct ib_device	ibdev;
-	struct dray_hw		*hw;
+	struct dray_bus_dev	*nic;
 	struct platform_device	*pdev;
 	struct net_device	*ndev;	/* identity only; no reference */
 	struct list_head	list;	/* on dray_devs, under dray_devs_lock */
@@ -552,6 +552,13 @@ void dray_kring_free(struct dray_dev *dev, struct dray_kring *ring);
 int dray_kring_mtt(struct dray_dev *dev, const struct dray_kring *ring,
 		   struct dray_mtt *mtt);
 void dray_kick_if_idle(struct dray_dev *dev);
+
+/* Wake the queue engine serving UAR @uar_index (process or softirq). */
+static inline void dray_engine_kick(struct dray_dev *dev, u32 uar_index)
+{
+	dray_bus_writel(dev->nic, DRAY_REG_ENGINE_KICK,
+			FIELD_PREP(DRAY_ENGINE_KICK_UAR_MASK, uar_index));
+}
 
 /* kcq.c: kernel CQs */
 int dray_kcq_create(struct dray_dev *dev, struct dray_cq *cq,

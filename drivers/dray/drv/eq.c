@@ -20,7 +20,7 @@ static void eq_doorbell(struct dray_dev *dev, struct dray_eq *eq, bool arm)
 
 	if (arm)
 		val |= DRAY_EQ_DB_ARM;
-	dray_hw_writel(dev->hw, DRAY_REG_EQ_DB, val);
+	dray_bus_writel(dev->nic, DRAY_REG_EQ_DB, val);
 }
 
 static void eq_port_change(struct dray_dev *dev, u32 port, u64 data1)
@@ -125,7 +125,7 @@ int dray_eq_create(struct dray_dev *dev, struct dray_eq *eq, u8 log_depth,
 	if (!eq->ring)
 		return -ENOMEM;
 
-	ret = dray_hw_request_irq(dev->hw, eq->vector, dray_eq_irq, eq);
+	ret = dray_bus_request_irq(dev->nic, eq->vector, dray_eq_irq, eq);
 	if (ret)
 		goto free_ring;
 
@@ -136,7 +136,7 @@ int dray_eq_create(struct dray_dev *dev, struct dray_eq *eq, u8 log_depth,
 	return 0;
 
 free_irq:
-	dray_hw_free_irq(dev->hw, eq->vector);
+	dray_bus_free_irq(dev->nic, eq->vector);
 free_ring:
 	dma_free_coherent(dma_dev, size, eq->ring, eq->dma);
 	return ret;
@@ -154,7 +154,7 @@ void dray_eq_destroy(struct dray_dev *dev, struct dray_eq *eq)
 	ret = dray_cmd_destroy_eq(dev, eq->eqn);
 	if (ret)
 		ddev_err_rl(dev, "destroy EQ %u failed: %d\n", eq->eqn, ret);
-	dray_hw_free_irq(dev->hw, eq->vector);
+	dray_bus_free_irq(dev->nic, eq->vector);
 }
 
 /* Free the ring; only once the device no longer writes it. */

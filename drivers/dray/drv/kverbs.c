@@ -24,7 +24,7 @@ static void dray_kick_work(struct work_struct *work)
 {
 	struct dray_dev *dev = container_of(work, struct dray_dev, kick_work);
 
-	dray_hw_writel(dev->hw, DRAY_REG_ENGINE_KICK, dev->kuar_index & 0xffff);
+	dray_engine_kick(dev, dev->kuar_index);
 }
 
 /**
@@ -49,8 +49,7 @@ void dray_kick_if_idle(struct dray_dev *dev)
 	if (in_hardirq() || irqs_disabled())
 		queue_work(system_highpri_wq, &dev->kick_work);
 	else
-		dray_hw_writel(dev->hw, DRAY_REG_ENGINE_KICK,
-			       dev->kuar_index & 0xffff);
+		dray_engine_kick(dev, dev->kuar_index);
 }
 
 /**

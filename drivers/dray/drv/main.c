@@ -61,7 +61,7 @@ static u8 dray_comp_eq_log_depth(const struct dray_caps *caps)
 		       DRAY_EQ_LOG_DEPTH_MAX);
 }
 
-/* Bring up the device behind dev->hw and learn what it can do. */
+/* Bring up the device behind dev->nic and learn what it can do. */
 static int dray_probe(struct dray_dev *dev)
 {
 	struct ib_device *ibdev = &dev->ibdev;
@@ -167,7 +167,7 @@ static void dray_dealloc_driver(struct ib_device *ibdev)
 
 	dray_unlist(dev);
 	dray_unprobe(dev);
-	dray_hw_destroy(dev->hw);
+	dray_bus_destroy(dev->nic);
 	platform_device_unregister(dev->pdev);
 }
 
@@ -179,7 +179,7 @@ static const struct ib_device_ops dray_dealloc_ops = {
 static int dray_add(struct dray_dev *dev, const char *name)
 {
 	struct net_device *ndev = dev->ndev;
-	struct dray_hw_plat plat = {};
+	struct dray_bus_plat plat = {};
 	struct platform_device *pdev;
 	int ret;
 
@@ -197,9 +197,9 @@ static int dray_add(struct dray_dev *dev, const char *name)
 	plat.dma_dev = &pdev->dev;
 	plat.removed = dray_nic_removed;
 	plat.ctx = dev;
-	dev->hw = dray_hw_create(&plat);
-	if (IS_ERR(dev->hw)) {
-		ret = PTR_ERR(dev->hw);
+	dev->nic = dray_bus_create(&plat);
+	if (IS_ERR(dev->nic)) {
+		ret = PTR_ERR(dev->nic);
 		if (ret == -EBUSY)
 			pr_err_ratelimited("dray: %s already has a receive handler (bridge or bond port?)\n",
 					   netdev_name(ndev));
@@ -232,7 +232,7 @@ static int dray_add(struct dray_dev *dev, const char *name)
 unprobe:
 	dray_unprobe(dev);
 destroy_hw:
-	dray_hw_destroy(dev->hw);
+	dray_bus_destroy(dev->nic);
 unregister_pdev:
 	platform_device_unregister(pdev);
 	dray_unlist(dev);

@@ -28,8 +28,7 @@ static int UVERBS_HANDLER(DRAY_IB_METHOD_KICK)(struct uverbs_attr_bundle *attrs)
 	if (IS_ERR(ibuctx))
 		return PTR_ERR(ibuctx);
 	uctx = to_ductx(ibuctx);
-	dray_hw_writel(to_ddev(ibuctx->device)->hw, DRAY_REG_ENGINE_KICK,
-		       uctx->uar_index & 0xffff);
+	dray_engine_kick(to_ddev(ibuctx->device), uctx->uar_index);
 	return 0;
 }
 
