@@ -2,7 +2,8 @@
 # Static checks of the kernel code, as test cases:
 #   checkpatch --strict over drivers/, include/ and the kernel-verbs test
 #   module, a W=1 build and a sparse (C=1) build of dray.ko and
-#   dray_ktest.ko that must print no warning.
+#   dray_ktest.ko that must print no warning, and the layering rules of
+#   scripts/layering.sh on the sources and the W=1 build's objects.
 # checkpatch.pl comes from the linux-source-6.1 package (extracted into
 # build/checkpatch). Prints TAP-like lines and "check: N passed, N failed".
 set -euo pipefail
@@ -61,6 +62,10 @@ for flags in "W=1" "C=1"; do
 	grep -E 'warning:|error:' "$out/$name.log" >/dev/null && rc=1
 	result "$name" $rc "$out/$name.log"
 done
+
+rc=0
+scripts/layering.sh "$repo/$out/kmod-build_w1" >"$out/layering.log" 2>&1 || rc=1
+result layering $rc "$out/layering.log"
 
 echo "check: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

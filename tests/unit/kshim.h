@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The few kernel types and helpers that the model's pure code
- * (drivers/dray/dev/dev_wire.[ch], dev_icrc.c) uses, for user space.
+ * (drivers/dray/dev/dev_wire.[ch], dev_icrc.c, dev_qp_fsm.c) uses, for
+ * user space.
  * Include before those files.
  */
 #ifndef DRAY_KSHIM_H
@@ -24,6 +25,7 @@ typedef int16_t s16;
 typedef int32_t s32;
 
 #define BIT(n)		(1UL << (n))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define __packed	__attribute__((packed))
 
 #define cpu_to_be16(x)	((__be16)htobe16(x))

@@ -1,59 +1,109 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dray NIC model: internal state. Nothing outside drivers/dray/dev/
- * includes this file; the driver sees the NIC only through ../bus.h.
+ * dray NIC model: the device as a whole (struct dray_hw), and the rules
+ * every file of the model follows. Nothing outside drivers/dray/dev/
+ * includes a header of this directory; the driver sees the NIC only
+ * through ../bus.h.
+ *
+ * Names (prefix: layer):
+ *  - dray_bus_*: the bus interface of ../bus.h, the only names the driver
+ *    uses (dev_main.c, dev_irq.c implement it).
+ *  - dray_hw_* / DRAY_HW_*: the device's own units and its object layer:
+ *    register block, interrupts, admin queue processor, event queues,
+ *    port, memory translation, CQs, QPs and their work queues, AHs, the
+ *    queue engine. dray_hw_cmd_*() are the admin command handlers.
+ *  - dray_xport_*: the RoCEv2 transport's entry points, called by the
+ *    engine and the QP objects (dev_xport.h); dray_xp_* / DRAY_XP_*: the
+ *    transport's own parts (dev_xport_int.h).
+ *  - dray_ud_* / DRAY_UD_*: the UD service, called by the transport's
+ *    entry points (dev_ud.h).
+ *  - dray_wire_*, dray_icrc_*, dray_psn_*, struct dray_pkt and the
+ *    DRAY_OP_* / DRAY_BTH_* / DRAY_AETH_* family: pure wire formats and
+ *    arithmetic (dev_wire.h), compiled in user space by tests/unit.
+ *  - dray_mtu_from_eth() and friends (dev_logic.h), dray_qp_transition_*
+ *    (dev_qp_fsm.h): pure logic, likewise unit tested.
+ *  - Hardware formats shared with the driver and the provider are
+ *    include/dray/ (dray_* structures, DRAY_* constants without HW/XP/UD).
+ *
+ * Locking and contexts:
+ *  - Admin commands run one at a time on the admin queue's ordered
+ *    workqueue (process context). engine.admin_lock (a mutex) serializes
+ *    them against device reset; allocations and mappings happen under it.
+ *    They take engine.lock only around the steps that publish, change or
+ *    unpublish what a pass sees (MRs, AHs and QPs in the object tables,
+ *    QP state and attributes), with dray_hw_engine_lock()/_unlock(). So
+ *    once an admin command dropped engine.lock after unpublishing an
+ *    object, no pass uses it. PDs and CQs are found by passes only
+ *    through QPs and MRs, whose references (users) admin commands count
+ *    under admin_lock.
+ *  - Data-path work is done in engine passes (dev_engine.c), each under
+ *    engine.lock, a spinlock taken with bottom halves off. A pass runs on
+ *    the engine thread, in the softirq that received a frame, or in the
+ *    context that wrote DRAY_REG_ENGINE_KICK, whichever finds the lock
+ *    free: everything a pass does must not sleep (GFP_ATOMIC). Everything
+ *    in the objects (dev_obj.h) is protected by engine.lock unless a
+ *    comment says otherwise; the engine-side functions of dev_wq.h,
+ *    dev_mem.h, dev_cq.h and the transport assert it (lockdep).
+ *  - reg_lock protects the register file, irq_lock the vector table,
+ *    obj_lock (a spinlock: events are raised from softirq context) the
+ *    EQs, GIDs and UARs, port_lock the port snapshot. None of them is
+ *    held while taking engine.lock; obj_lock and port_lock may be taken
+ *    under it.
+ *
+ * Ring indexes: every SQ and RQ index is free running (u32). For a work
+ * queue, completed <= fetched <= posted (mod 2^32) and
+ * posted - completed <= depth always hold: posted is the producer index
+ * read from the doorbell record and validated by the engine (a value
+ * outside [fetched, completed + depth] is a protocol violation that moves
+ * the QP to ERR with DRAY_VERR_*_DOORBELL), so the transport never reads
+ * the user-writable record itself. The device may read an SQ WQE again
+ * until it is completed (dray_queue.h: software does not reuse a slot
+ * before that); whatever it reads is validated again.
+ *
+ * Who moves what: the engine moves posted; the transport moves
+ * sq.fetched (when it starts a WQE: dray_hw_sq_fetch() only reads) and
+ * completes through dray_hw_sq_complete()/dray_hw_rq_complete(), which
+ * move completed; dray_hw_rq_fetch() moves rq.fetched. After the
+ * transport ran, the engine checks sq.fetched and publishes it as the
+ * doorbell record's consumer index.
+ *
+ * Engine calls into the transport, per pass: dray_xport_rx() for queued
+ * frames; then for each QP not in RESET or INIT: in ERR,
+ * dray_xport_error() once and the flush; else dray_xport_timer() if its
+ * deadline is due, and dray_xport_send() if the transport wants to run.
+ * The engine sleeps only after passes that changed nothing it can see
+ * (no frame, no doorbell move, no due deadline, no kick): a transport
+ * with work left keeps it awake with a deadline at or before jiffies, or
+ * with dray_hw_engine_kick().
  */
 #ifndef DRAY_DEV_H
 #define DRAY_DEV_H
 
+#include <linux/atomic.h>
 #include <linux/bitfield.h>
 #include <linux/netdevice.h>
-#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
-#include <linux/idr.h>
 
-#include <dray/dray_regs.h>
 #include <dray/dray_admin.h>
 #include <dray/dray_eq.h>
-#include <dray/dray_uar.h>
+#include <dray/dray_regs.h>
 #include <dray/dray_ring.h>
+#include <dray/dray_uar.h>
 #include <dray/dray_verr.h>
 
 #include "../bus.h"
+#include "dev_engine.h"
+#include "dev_limits.h"
 
-/* The silicon's fixed limits: what QUERY_DEVICE reports and enforces. */
-#define DRAY_HW_NUM_VECTORS	8
-#define DRAY_HW_MAX_EQ		8
-#define DRAY_HW_MAX_UAR		256
-#define DRAY_HW_GID_TBL_LEN	128
-#define DRAY_HW_MAX_PD		4096
-#define DRAY_HW_MAX_MR		16384
-#define DRAY_HW_MAX_MR_SIZE	BIT_ULL(36)
-#define DRAY_HW_MAX_QP		1024
-#define DRAY_HW_MAX_QP_WR	16384
-#define DRAY_HW_MAX_SGE		16
-#define DRAY_HW_MAX_CQ		2048
-#define DRAY_HW_MAX_CQE		65536
-#define DRAY_HW_MAX_AH		65536
-#define DRAY_HW_MAX_RD_ATOM	16
-#define DRAY_HW_MAX_INLINE	256
-#define DRAY_HW_MAX_MSG		BIT(31)
-#define DRAY_HW_ACK_DELAY	15
-#define DRAY_HW_VENDOR_ID	0x1af4		/* virtual device */
-#define DRAY_HW_PART_ID		0xd7a1
-#define DRAY_HW_HW_VER		1
-#define DRAY_HW_FW_VER		(FIELD_PREP(DRAY_FW_VER_MAJOR_MASK, 1) | \
-				 FIELD_PREP(DRAY_FW_VER_MINOR_MASK, 0) | \
-				 FIELD_PREP(DRAY_FW_VER_PATCH_MASK, 0))
+struct dray_aq_entry;
 
-#define DRAY_ROCE_V2_PORT	4791
-
-/*
- * The object layer and queue engine (dev_qp.h) use the limits above, and
- * struct dray_hw embeds the engine: include it here, after the limits.
- */
-#include "dev_qp.h"
+/* What the bus (the PCI function's equivalent) knows of the NIC. */
+struct dray_bus_dev {
+	struct device		*dma_dev;
+	void			(*removed)(void *ctx);
+	void			*removed_ctx;
+};
 
 struct dray_hw_eq {
 	bool		valid;
@@ -78,13 +128,6 @@ struct dray_hw_uar {
 struct dray_hw_irq {
 	dray_bus_irq_handler_t	handler;
 	void			*cookie;
-};
-
-/* What the bus (the PCI function's equivalent) knows of the NIC. */
-struct dray_bus_dev {
-	struct device		*dma_dev;
-	void			(*removed)(void *ctx);
-	void			*removed_ctx;
 };
 
 struct dray_hw {
@@ -139,9 +182,10 @@ struct dray_hw {
 	u32			speed_mbps;
 	u8			mac[ETH_ALEN];
 	u8			node_guid[8];
-	atomic64_t		rx_roce_no_qp;
+	atomic64_t		rx_roce_no_qp;	/* RoCE frames for no QP */
+	atomic64_t		rx_malformed;	/* frames no QP could be told of */
 
-	/* PDs, MRs, CQs, QPs, AHs and the data path (dev_qp.h). */
+	/* The object tables and the data path (dev_engine.h, dev_obj.h). */
 	struct dray_hw_engine	engine;
 };
 
@@ -159,13 +203,27 @@ static inline void dray_aq_fail(struct dray_aq_result *res, u8 status,
 	res->syndrome = syndrome;
 }
 
-/* dev_main.c */
-void *dray_hw_dma_va(struct dray_hw *hw, u64 addr, size_t len);
-void dray_hw_raise_irq(struct dray_hw *hw, unsigned int vector);
+/* dev_main.c: the register block, device life, fatal errors */
 void dray_hw_set_fatal(struct dray_hw *hw, enum dray_fatal_syndrome syn);
 
-/* dev_admin.c */
+/* dev_irq.c: interrupt vectors */
+void dray_hw_irq_work(struct work_struct *work);
+void dray_hw_raise_irq(struct dray_hw *hw, unsigned int vector);
+
+/* dev_admin.c: the admin queue processor */
 void dray_hw_aq_work(struct work_struct *work);
+
+/* dev_mem.c: bus addresses (host memory the device was given) */
+void *dray_hw_dma_va(struct dray_hw *hw, u64 addr, size_t len);
+/*
+ * Copy a command's input mailbox of exactly @size bytes at bus address
+ * @addr (@len as the command says) once; false with *res failed if
+ * @len is not @size or the range is not host memory.
+ */
+bool dray_hw_mailbox_in(struct dray_hw *hw, u64 addr, u32 len, void *dst,
+			size_t size, struct dray_aq_result *res);
+
+/* dev_reset.c: a device reset forgets every object */
 void dray_hw_reset_objects(struct dray_hw *hw);
 
 /* dev_eq.c */
@@ -180,5 +238,9 @@ void dray_hw_eq_post(struct dray_hw *hw, u32 eqn, u8 type, u32 data0,
 int dray_hw_port_attach(struct dray_hw *hw, struct net_device *ndev);
 void dray_hw_port_detach(struct dray_hw *hw);
 void dray_hw_port_query(struct dray_hw *hw, struct dray_port_attr *attr);
+/* The port's GID at index, false if none. Context: process or softirq. */
+bool dray_hw_gid_get(struct dray_hw *hw, u32 index, u8 *gid);
+/* The port's current largest usable MTU (enum dray_mtu). */
+u8 dray_hw_port_active_mtu(struct dray_hw *hw);
 
 #endif /* DRAY_DEV_H */

@@ -12,6 +12,7 @@
 #include <linux/string.h>
 
 #include "dev.h"
+#include "dev_cmd.h"
 
 static bool all_zero(const void *p, size_t len)
 {
@@ -384,18 +385,4 @@ void dray_hw_aq_work(struct work_struct *work)
 
 	if (completed)
 		dray_hw_raise_irq(hw, hw->aq_vector);
-}
-
-/* Reset: forget every object; the host owns all memory again. */
-void dray_hw_reset_objects(struct dray_hw *hw)
-{
-	/* QPs, CQs, MRs, AHs, PDs first: CQs point at EQs, QPs at UARs. */
-	dray_hw_objects_destroy(hw);
-
-	spin_lock_bh(&hw->obj_lock);
-	memset(hw->eqs, 0, sizeof(hw->eqs));
-	memset(hw->gids, 0, sizeof(hw->gids));
-	memset(hw->uars, 0, sizeof(hw->uars));
-	hw->uar_end = 0;
-	spin_unlock_bh(&hw->obj_lock);
 }

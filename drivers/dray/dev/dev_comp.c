@@ -386,10 +386,10 @@ static void comp_read_resp(struct dray_hw *hw, struct dray_hw_qp *qp,
 
 	st = comp_load(hw, qp, m, &verr);
 	if (!st && want) {
-		st = dray_xp_scatter(hw, qp, rq->comp_wqe.sge,
-				     rq->comp_wqe.num_sge,
-				     (u64)m->resp_pkts * mtu, rx->skb,
-				     rx->pay_off, NULL, want);
+		st = dray_hw_sge_scatter(hw, qp->pdn, rq->comp_wqe.sge,
+					 rq->comp_wqe.num_sge,
+					 (u64)m->resp_pkts * mtu, rx->skb,
+					 rx->pay_off, NULL, want);
 		verr = DRAY_VERR_LOCAL_SGE;
 	}
 	comp_done_before(qp, m);
@@ -421,9 +421,9 @@ static void comp_atomic_ack(struct dray_hw *hw, struct dray_hw_qp *qp,
 	}
 	st = comp_load(hw, qp, m, &verr);
 	if (!st) {
-		st = dray_xp_scatter(hw, qp, rq->comp_wqe.sge,
-				     rq->comp_wqe.num_sge, 0, NULL, 0, &orig,
-				     sizeof(orig));
+		st = dray_hw_sge_scatter(hw, qp->pdn, rq->comp_wqe.sge,
+					 rq->comp_wqe.num_sge, 0, NULL, 0,
+					 &orig, sizeof(orig));
 		verr = DRAY_VERR_LOCAL_SGE;
 	}
 	comp_done_before(qp, m);

@@ -11,12 +11,16 @@
  */
 
 #include "dev.h"
+#include "dev_cmd.h"
+#include "dev_cq.h"
+#include "dev_mem.h"
+#include "dev_obj.h"
 
 #define cq_dbg(hw, cq, fmt, ...) \
 	pr_debug("dray-nic %s: CQ[%u] " fmt, netdev_name((hw)->ndev), \
 		 (cq)->cqn, ##__VA_ARGS__)
 
-void dray_hw_cq_free(struct dray_hw *hw, struct dray_hw_cq *cq)
+static void cq_free(struct dray_hw_cq *cq)
 {
 	dray_hw_buf_unmap(&cq->buf);
 	kfree(cq);
@@ -104,7 +108,7 @@ void dray_hw_cmd_create_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 	return;
 
 free_cq:
-	dray_hw_cq_free(hw, cq);
+	cq_free(cq);
 	dray_aq_fail(res, status, syndrome);
 }
 
@@ -136,7 +140,7 @@ void dray_hw_cmd_destroy_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 	xa_erase(&eng->cqs, cqn);
 	mutex_unlock(&eng->admin_lock);
 
-	dray_hw_cq_free(hw, cq);
+	cq_free(cq);
 }
 
 bool dray_hw_eq_in_use(struct dray_hw *hw, u32 eqn)
@@ -231,4 +235,17 @@ bool dray_hw_cq_post(struct dray_hw *hw, struct dray_hw_cq *cq,
 
 	cq_notify(hw, cq, &c);
 	return true;
+}
+
+/* Device reset: every CQ (the QPs on them are gone already). */
+void dray_hw_cqs_destroy(struct dray_hw *hw)
+{
+	struct dray_hw_cq *cq;
+	unsigned long index;
+
+	lockdep_assert_held(&hw->engine.admin_lock);
+	xa_for_each(&hw->engine.cqs, index, cq) {
+		xa_erase(&hw->engine.cqs, index);
+		cq_free(cq);
+	}
 }

@@ -49,6 +49,9 @@
 #include <linux/slab.h>
 
 #include "dev.h"
+#include "dev_obj.h"
+#include "dev_wq.h"
+#include "dev_xport.h"
 
 /*
  * Idle polling of the thread before sleeping: brief, as inline passes do
@@ -92,6 +95,12 @@ static void engine_want_run(struct dray_hw_engine *eng)
 	atomic_xchg(&eng->rerun, 1);
 }
 
+static void engine_lock(struct dray_hw_engine *eng)
+	__acquires(&eng->lock)
+{
+	spin_lock_bh(&eng->lock);
+}
+
 /* Release engine.lock; true if work was left to the holder meanwhile. */
 static bool engine_release(struct dray_hw_engine *eng)
 	__releases(&eng->lock)
@@ -100,6 +109,12 @@ static bool engine_release(struct dray_hw_engine *eng)
 	/* The lock released before rerun is read. */
 	smp_mb();
 	return atomic_read(&eng->rerun);
+}
+
+void dray_hw_engine_lock(struct dray_hw *hw)
+	__acquires(&hw->engine.lock)
+{
+	engine_lock(&hw->engine);
 }
 
 void dray_hw_engine_unlock(struct dray_hw *hw)
@@ -149,8 +164,15 @@ static bool engine_qp(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
 	bool work;
 
-	if (qp->state == DRAY_QPS_ERR)
-		return dray_hw_qp_flush(hw, qp);
+	if (qp->state == DRAY_QPS_ERR) {
+		work = qp->err_pending;
+		if (qp->err_pending) {
+			/* The transport gives back what it holds, then flush. */
+			qp->err_pending = false;
+			dray_xport_error(hw, qp);
+		}
+		return dray_hw_qp_flush(hw, qp) || work;
+	}
 
 	work = dray_hw_wq_poll(hw, qp, &qp->sq);
 	work |= dray_hw_wq_poll(hw, qp, &qp->rq);
@@ -415,18 +437,13 @@ void dray_hw_engine_uar_init(struct dray_hw *hw, struct dray_uar *page)
 			       DRAY_UAR_F_NEED_WAKEUP : 0));
 }
 
-void dray_hw_qp_set_deadline(struct dray_hw_qp *qp, unsigned long when)
-{
-	qp->deadline = when;
-}
-
 static void engine_sleep(struct dray_hw *hw)
 {
 	struct dray_hw_engine *eng = &hw->engine;
 	long timeout = MAX_SCHEDULE_TIMEOUT;
 	bool waiting;
 
-	spin_lock_bh(&eng->lock);
+	engine_lock(eng);
 	eng->polling = false;
 	waiting = engine_settle(hw, &timeout);
 	/* Work left to the holder while the settle held the lock? */
@@ -451,7 +468,7 @@ static int engine_thread(void *arg)
 		bool work;
 
 		atomic_set(&eng->pending, 0);
-		spin_lock_bh(&eng->lock);
+		engine_lock(eng);
 		atomic_xchg(&eng->rerun, 0);
 		if (!eng->polling) {
 			eng->polling = true;
@@ -521,13 +538,13 @@ void dray_hw_engine_stop(struct dray_hw *hw)
 
 	kthread_stop(eng->thread);
 	eng->thread = NULL;
-	spin_lock_bh(&eng->lock);
+	engine_lock(eng);
 	eng->stopped = true;
-	spin_unlock_bh(&eng->lock);
+	engine_release(eng);
 	/* No run re-arms it now. */
 	del_timer_sync(&eng->timer);
-	/* Nothing is left after a reset; this is the last line of defence. */
-	dray_hw_objects_destroy(hw);
+	/* The device reset before emptied the object tables. */
+	WARN_ON_ONCE(!xa_empty(&eng->qps) || !xa_empty(&eng->mrs));
 	skb_queue_purge(&eng->rx_queue);
 	xa_destroy(&eng->pds);
 	xa_destroy(&eng->mrs);

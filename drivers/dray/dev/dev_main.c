@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray NIC model: the register block, interrupt delivery and bus address
- * translation. This file is the "silicon" side of ../bus.h.
+ * dray NIC model: the register block (the BAR0 side of ../bus.h), device
+ * reset and enable, fatal errors, and creating and destroying the NIC.
+ * Register writes that are doorbells go straight to their unit: the admin
+ * queue processor, the event queues, the queue engine.
  */
 
 #include <linux/io.h>
@@ -19,29 +21,6 @@ static struct dray_hw *bus_to_hw(struct dray_bus_dev *bdev)
 	pr_err_ratelimited("dray-nic %s: " fmt, netdev_name((hw)->ndev), \
 			   ##__VA_ARGS__)
 
-/**
- * dray_hw_dma_va() - translate a bus address range the device was given
- * @hw: the device
- * @addr: bus address
- * @len: bytes the device will access from @addr
- *
- * The model sits behind no IOMMU: a bus address is a physical address of
- * host RAM. Memory handed to the device in one piece (rings, output
- * buffers, UAR pages) must be physically contiguous.
- *
- * Return: the kernel virtual address, or NULL if the range is not RAM.
- */
-void *dray_hw_dma_va(struct dray_hw *hw, u64 addr, size_t len)
-{
-	u64 last;
-
-	if (!addr || !len || check_add_overflow(addr, (u64)len - 1, &last))
-		return NULL;
-	if (!pfn_valid(PHYS_PFN(addr)) || !pfn_valid(PHYS_PFN(last)))
-		return NULL;
-	return phys_to_virt(addr);
-}
-
 void dray_hw_set_fatal(struct dray_hw *hw, enum dray_fatal_syndrome syn)
 {
 	unsigned long flags;
@@ -53,93 +32,6 @@ void dray_hw_set_fatal(struct dray_hw *hw, enum dray_fatal_syndrome syn)
 		hw->fatal_syndrome = syn;
 	spin_unlock_irqrestore(&hw->reg_lock, flags);
 	hw_err_ratelimited(hw, "fatal error, syndrome %u\n", syn);
-}
-
-static void dray_hw_irq_work(struct work_struct *work)
-{
-	struct dray_hw *hw = container_of(work, struct dray_hw, irq_work);
-	unsigned long pending, flags;
-	unsigned int vec;
-
-	spin_lock_irqsave(&hw->irq_lock, flags);
-	pending = hw->irq_pending;
-	hw->irq_pending = 0;
-	spin_unlock_irqrestore(&hw->irq_lock, flags);
-
-	for_each_set_bit(vec, &pending, DRAY_HW_NUM_VECTORS) {
-		struct dray_hw_irq irq;
-
-		spin_lock_irqsave(&hw->irq_lock, flags);
-		irq = hw->irq[vec];
-		spin_unlock_irqrestore(&hw->irq_lock, flags);
-
-		/* Handlers run with bottom halves off, as from an interrupt. */
-		if (irq.handler) {
-			local_bh_disable();
-			irq.handler(irq.cookie);
-			local_bh_enable();
-		}
-	}
-}
-
-/**
- * dray_hw_raise_irq() - signal an interrupt vector
- * @hw: the device
- * @vector: the vector
- *
- * Delivery is asynchronous, as for a message-signalled interrupt: the
- * handler never runs inside the register access or event that caused it.
- *
- * Context: any.
- */
-void dray_hw_raise_irq(struct dray_hw *hw, unsigned int vector)
-{
-	unsigned long flags;
-
-	if (vector >= DRAY_HW_NUM_VECTORS)
-		return;
-	spin_lock_irqsave(&hw->irq_lock, flags);
-	hw->irq_pending |= BIT(vector);
-	spin_unlock_irqrestore(&hw->irq_lock, flags);
-	queue_work(system_highpri_wq, &hw->irq_work);
-}
-
-int dray_bus_request_irq(struct dray_bus_dev *bdev, unsigned int vector,
-			 dray_bus_irq_handler_t handler, void *cookie)
-{
-	struct dray_hw *hw = bus_to_hw(bdev);
-	unsigned long flags;
-	int ret = 0;
-
-	if (vector >= DRAY_HW_NUM_VECTORS || !handler)
-		return -EINVAL;
-	spin_lock_irqsave(&hw->irq_lock, flags);
-	if (hw->irq[vector].handler) {
-		ret = -EBUSY;
-	} else {
-		hw->irq[vector].handler = handler;
-		hw->irq[vector].cookie = cookie;
-	}
-	spin_unlock_irqrestore(&hw->irq_lock, flags);
-	return ret;
-}
-
-/*
- * After this returns the handler is not running and will not run again.
- * Context: process; not from the handler itself.
- */
-void dray_bus_free_irq(struct dray_bus_dev *bdev, unsigned int vector)
-{
-	struct dray_hw *hw = bus_to_hw(bdev);
-	unsigned long flags;
-
-	if (vector >= DRAY_HW_NUM_VECTORS)
-		return;
-	spin_lock_irqsave(&hw->irq_lock, flags);
-	hw->irq[vector].handler = NULL;
-	hw->irq[vector].cookie = NULL;
-	spin_unlock_irqrestore(&hw->irq_lock, flags);
-	flush_work(&hw->irq_work);
 }
 
 /* Stop the admin engine and forget every object. Process context. */

@@ -20,6 +20,50 @@
 #include <linux/vmalloc.h>
 
 #include "dev.h"
+#include "dev_cmd.h"
+#include "dev_mem.h"
+#include "dev_obj.h"
+
+/**
+ * dray_hw_dma_va() - translate a bus address range the device was given
+ * @hw: the device
+ * @addr: bus address
+ * @len: bytes the device will access from @addr
+ *
+ * The model sits behind no IOMMU: a bus address is a physical address of
+ * host RAM. Memory handed to the device in one piece (rings, output
+ * buffers, UAR pages) must be physically contiguous.
+ *
+ * Return: the kernel virtual address, or NULL if the range is not RAM.
+ */
+void *dray_hw_dma_va(struct dray_hw *hw, u64 addr, size_t len)
+{
+	u64 last;
+
+	if (!addr || !len || check_add_overflow(addr, (u64)len - 1, &last))
+		return NULL;
+	if (!pfn_valid(PHYS_PFN(addr)) || !pfn_valid(PHYS_PFN(last)))
+		return NULL;
+	return phys_to_virt(addr);
+}
+
+bool dray_hw_mailbox_in(struct dray_hw *hw, u64 addr, u32 len, void *dst,
+			size_t size, struct dray_aq_result *res)
+{
+	const void *src;
+
+	if (len != size) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_IN_LEN);
+		return false;
+	}
+	src = dray_hw_dma_va(hw, addr, size);
+	if (!src) {
+		dray_aq_fail(res, DRAY_AQ_STS_DMA_ERROR, DRAY_AQ_SYN_IN_ADDR);
+		return false;
+	}
+	memcpy(dst, src, size);
+	return true;
+}
 
 /* The model maps DRAY_PAGE_SIZE pages as kernel pages. */
 static_assert(PAGE_SIZE == DRAY_PAGE_SIZE, "dray model needs 4 KiB pages");
@@ -117,7 +161,7 @@ void dray_hw_buf_unmap(struct dray_hw_buf *buf)
 	buf->n_pages = 0;
 }
 
-void dray_hw_mr_free(struct dray_hw *hw, struct dray_hw_mr *mr)
+static void mr_free(struct dray_hw_mr *mr)
 {
 	kvfree(mr->pages);
 	kfree(mr);
@@ -195,7 +239,6 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 	const struct dray_cmd_create_mr *cmd = &e->u.create_mr;
 	struct dray_hw_engine *eng = &hw->engine;
 	struct dray_hw_mr *mr;
-	struct dray_hw_pd *pd;
 	u32 syndrome, index;
 	int status, ret;
 
@@ -224,8 +267,7 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 	}
 
 	mutex_lock(&eng->admin_lock);
-	pd = xa_load(&eng->pds, mr->pdn);
-	if (!pd) {
+	if (!dray_hw_pd_get(hw, mr->pdn)) {
 		status = DRAY_AQ_STS_NOT_FOUND;
 		syndrome = DRAY_AQ_SYN_PDN;
 		goto unlock;
@@ -235,6 +277,7 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 			      XA_LIMIT(1, DRAY_HW_MAX_MR), &eng->mr_key_seq,
 			      GFP_KERNEL);
 	if (ret < 0) {
+		dray_hw_pd_put(hw, mr->pdn);
 		status = DRAY_AQ_STS_NO_RESOURCES;
 		syndrome = DRAY_AQ_SYN_NONE;
 		goto unlock;
@@ -242,9 +285,8 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 	eng->mr_variant[index]++;
 	mr->key = FIELD_PREP(DRAY_KEY_INDEX_MASK, index) |
 		  FIELD_PREP(DRAY_KEY_VARIANT_MASK, eng->mr_variant[index]);
-	pd->users++;
 	/* ... and publish the MR there: storing in a reserved slot. */
-	spin_lock_bh(&eng->lock);
+	dray_hw_engine_lock(hw);
 	xa_store(&eng->mrs, index, mr, GFP_ATOMIC);
 	dray_hw_engine_unlock(hw);
 	mutex_unlock(&eng->admin_lock);
@@ -255,7 +297,7 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 unlock:
 	mutex_unlock(&eng->admin_lock);
 free_mr:
-	dray_hw_mr_free(hw, mr);
+	mr_free(mr);
 	dray_aq_fail(res, status, syndrome);
 }
 
@@ -266,7 +308,6 @@ void dray_hw_cmd_destroy_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 	struct dray_hw_engine *eng = &hw->engine;
 	u32 key = le32_to_cpu(cmd->key);
 	struct dray_hw_mr *mr;
-	struct dray_hw_pd *pd;
 
 	if (cmd->reserved) {
 		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
@@ -281,15 +322,13 @@ void dray_hw_cmd_destroy_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 		return;
 	}
 	/* Taking engine.lock waits for a running pass to finish. */
-	spin_lock_bh(&eng->lock);
+	dray_hw_engine_lock(hw);
 	xa_erase(&eng->mrs, dray_hw_mr_index(key));
 	dray_hw_engine_unlock(hw);
-	pd = xa_load(&eng->pds, mr->pdn);
-	if (pd)
-		pd->users--;
+	dray_hw_pd_put(hw, mr->pdn);
 	mutex_unlock(&eng->admin_lock);
 
-	dray_hw_mr_free(hw, mr);
+	mr_free(mr);
 }
 
 /* Is every page of [addr, last] host RAM (physical MR)? */
@@ -412,4 +451,21 @@ u64 dray_hw_mr_atomic(struct dray_hw_mr *mr, u64 addr, bool cmp_swap,
 	}
 	kunmap_local(va);
 	return orig;
+}
+
+/* Device reset: every MR, unpublished as DESTROY_MR does. */
+void dray_hw_mrs_destroy(struct dray_hw *hw)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+	struct dray_hw_mr *mr;
+	unsigned long index;
+
+	lockdep_assert_held(&eng->admin_lock);
+	xa_for_each(&eng->mrs, index, mr) {
+		dray_hw_engine_lock(hw);
+		xa_erase(&eng->mrs, index);
+		dray_hw_engine_unlock(hw);
+		dray_hw_pd_put(hw, mr->pdn);
+		mr_free(mr);
+	}
 }

@@ -22,6 +22,7 @@
 
 #include "dev.h"
 #include "dev_logic.h"
+#include "dev_wire.h"
 
 /* Take a fresh snapshot of the netdev. Returns true if the state changed. */
 static bool port_snapshot(struct dray_hw *hw)
@@ -185,7 +186,7 @@ static bool port_is_roce_for_us(struct dray_hw *hw, struct sk_buff *skb)
 	}
 
 	uh = skb_header_pointer(skb, l4off, sizeof(_uh), &_uh);
-	if (!uh || uh->dest != htons(DRAY_ROCE_V2_PORT))
+	if (!uh || uh->dest != htons(DRAY_ROCE_UDP_PORT))
 		return false;
 	return port_gid_match(hw, &dst);
 }
@@ -203,6 +204,16 @@ static rx_handler_result_t port_rx_handler(struct sk_buff **pskb)
 	if (skb)
 		dray_hw_engine_rx(hw, skb);
 	return RX_HANDLER_CONSUMED;
+}
+
+u8 dray_hw_port_active_mtu(struct dray_hw *hw)
+{
+	u32 eth_mtu;
+
+	spin_lock_bh(&hw->port_lock);
+	eth_mtu = hw->eth_mtu;
+	spin_unlock_bh(&hw->port_lock);
+	return dray_mtu_from_eth(eth_mtu);
 }
 
 bool dray_hw_gid_get(struct dray_hw *hw, u32 index, u8 *gid)

@@ -428,13 +428,13 @@ static int req_send_pkt(struct dray_hw *hw, struct dray_hw_qp *qp,
 	len = req_build(qp, m, n, &pkt, &last);
 	zcopy = len > DRAY_XP_COPYBREAK &&
 		!(w->hdr.flags & DRAY_WQE_F_INLINE) &&
-		dray_xp_sge_frags(w->sge, w->num_sge, off, len) <
+		dray_hw_sge_frags(w->sge, w->num_sge, off, len) <
 		MAX_SKB_FRAGS;
 	skb = dray_xp_skb_alloc(hw, qp, &pkt, len, zcopy);
 	if (!skb)
 		return -ENOMEM;
 	if (len) {
-		st = dray_xp_gather(hw, qp, skb, w, off, len);
+		st = dray_hw_sge_gather(hw, qp->pdn, skb, w, off, len, zcopy);
 		if (st) {
 			kfree_skb(skb);
 			*verr = DRAY_VERR_LOCAL_SGE;

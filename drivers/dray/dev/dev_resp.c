@@ -291,9 +291,9 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 	u8 st;
 
 	if (c->f & DRAY_OPF_SEND) {
-		st = dray_xp_scatter(c->hw, c->qp, rs->rwqe.sge,
-				     rs->rwqe.num_sge, rs->rcv_off, rx->skb,
-				     rx->pay_off, NULL, rx->pay_len);
+		st = dray_hw_sge_scatter(c->hw, c->qp->pdn, rs->rwqe.sge,
+					 rs->rwqe.num_sge, rs->rcv_off, rx->skb,
+					 rx->pay_off, NULL, rx->pay_len);
 		if (st == DRAY_CQE_ST_LOC_LEN_ERR)
 			return RESP_ERR_LENGTH;
 		if (st) {
@@ -304,7 +304,7 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		rs->rcv_off += rx->pay_len;
 	} else {
 		if (rx->pay_len &&
-		    dray_xp_copy_to_mr(c->mr, c->va, rx->skb, rx->pay_off,
+		    dray_hw_mr_copy_in(c->mr, c->va, rx->skb, rx->pay_off,
 				       NULL, rx->pay_len))
 			return RESP_ERR_ACCESS;
 		if (c->f & DRAY_OPF_START) {
@@ -662,7 +662,7 @@ static int resp_send_read(struct dray_hw *hw, struct dray_hw_qp *qp,
 	skb = dray_xp_skb_alloc(hw, qp, &pkt, len, zcopy);
 	if (!skb)
 		return -ENOMEM;
-	if (len && dray_xp_skb_add_mr(skb, mr, addr, len)) {
+	if (len && dray_hw_mr_to_skb(skb, mr, addr, len, zcopy)) {
 		kfree_skb(skb);
 		return -EACCES;
 	}

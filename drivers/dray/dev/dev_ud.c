@@ -32,12 +32,7 @@ static u32 ud_qkey(const struct dray_hw_qp *qp)
 /* The payload bytes a UD packet may carry: the port's active MTU. */
 static u32 ud_mtu(struct dray_hw *hw)
 {
-	u32 eth_mtu;
-
-	spin_lock_bh(&hw->port_lock);
-	eth_mtu = hw->eth_mtu;
-	spin_unlock_bh(&hw->port_lock);
-	return dray_mtu_bytes(dray_mtu_from_eth(eth_mtu));
+	return dray_mtu_bytes(dray_hw_port_active_mtu(hw));
 }
 
 void dray_ud_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
@@ -103,7 +98,8 @@ static int ud_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 	if (!skb)
 		return -ENOMEM;
 	if (w->length) {
-		st = dray_xp_gather(hw, qp, skb, w, 0, w->length);
+		st = dray_hw_sge_gather(hw, qp->pdn, skb, w, 0, w->length,
+					false);
 		if (st) {
 			kfree_skb(skb);
 			*verr = DRAY_VERR_LOCAL_SGE;
@@ -238,11 +234,12 @@ static u8 ud_place(struct dray_hw *hw, struct dray_hw_qp *qp,
 		return DRAY_CQE_ST_LOC_LEN_ERR;
 	}
 	dray_wire_grh(ip, ipv6, grh);
-	st = dray_xp_scatter(hw, qp, w->sge, w->num_sge, 0, NULL, 0, grh,
-			     sizeof(grh));
+	st = dray_hw_sge_scatter(hw, qp->pdn, w->sge, w->num_sge, 0, NULL, 0,
+				 grh, sizeof(grh));
 	if (!st)
-		st = dray_xp_scatter(hw, qp, w->sge, w->num_sge, sizeof(grh),
-				     rx->skb, rx->pay_off, NULL, rx->pay_len);
+		st = dray_hw_sge_scatter(hw, qp->pdn, w->sge, w->num_sge,
+					 sizeof(grh), rx->skb, rx->pay_off,
+					 NULL, rx->pay_len);
 	if (st)
 		*verr = st == DRAY_CQE_ST_LOC_LEN_ERR ? DRAY_VERR_UD_RECV_LEN :
 							DRAY_VERR_UD_RECV_SGE;

@@ -32,6 +32,8 @@
 
 #include <linux/types.h>
 
+#include "dev_wqe.h"
+
 struct dray_hw;
 struct dray_hw_qp;
 struct dray_xp_rxpkt;

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray NIC model: the transport's entry points for the engine (see
- * dev_xport.h for the contract) and the per-QP deadline.
+ * dray NIC model: the transport's entry points for the engine and the QP
+ * objects (the contract is dev_xport.h), the per-QP deadline, and the
+ * receive demultiplexer: every received RoCEv2 frame is validated here
+ * completely (IP, UDP, BTH, extended headers, lengths, the ICRC, the
+ * sender: an RC QP's connected peer) before the responder, the completer
+ * or the UD service sees it. Frames are only read, never modified: the
+ * port may hand over shared skbs.
  */
 
+#include <linux/if_ether.h>
 #include <linux/jiffies.h>
+#include <linux/skbuff.h>
 
 #include "dev_xport_int.h"
 
@@ -193,4 +200,125 @@ bool dray_xport_awaiting(const struct dray_hw_qp *qp)
 	return !qp->xp.err && qp->type == DRAY_QPT_RC &&
 	       (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQD) &&
 	       qp->xp.req.una != qp->xp.req.max_psn;
+}
+
+/* ---- receive: the demultiplexer --------------------------------------- */
+
+/* May a QP in its current state take frames? */
+static bool xp_rx_state_ok(const struct dray_hw_qp *qp)
+{
+	return qp->state == DRAY_QPS_RTR || qp->state == DRAY_QPS_RTS ||
+	       qp->state == DRAY_QPS_SQD || qp->state == DRAY_QPS_SQE;
+}
+
+/* RC: only the connected peer may talk to the QP (by IP addresses). */
+static bool xp_rx_from_peer(const struct dray_hw_qp *qp,
+			    const struct dray_wire_l3 *l3)
+{
+	return l3->ipv6 == !qp->path.ipv4 &&
+	       !memcmp(l3->sgid, qp->path.dgid, sizeof(l3->sgid)) &&
+	       !memcmp(l3->dgid, qp->path.sgid, sizeof(l3->dgid));
+}
+
+static bool xp_rx_icrc_ok(struct sk_buff *skb, const u8 *hdrs,
+			  const struct dray_wire_l3 *l3, u32 hlen,
+			  const struct dray_xp_rxpkt *rx)
+{
+	u32 end = rx->pay_off + rx->pay_len + rx->hdr.pad;
+	__le32 wire;
+	u32 crc;
+
+	crc = dray_icrc_begin(hdrs, l3->ipv6, hdrs + l3->ip_hlen,
+			      DRAY_UDP_HLEN + hlen);
+	crc = dray_xp_crc_skb(skb, rx->pay_off, rx->pay_len + rx->hdr.pad, crc);
+	if (skb_copy_bits(skb, end, &wire, sizeof(wire)))
+		return false;
+	return le32_to_cpu(wire) == dray_icrc_final(crc);
+}
+
+/**
+ * dray_xport_rx() - take a received RoCEv2 frame
+ * @hw: the device
+ * @skb: the frame, data at the IP header; consumed
+ *
+ * Validates the frame completely, then gives it to the responder (a
+ * request) or the completer (a response) of its QP, or a UD SEND to
+ * dray_ud_rx(). Bad frames are dropped and counted: per QP when the QP
+ * is known, else per device.
+ *
+ * Context: an engine pass, engine.lock held.
+ */
+void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb)
+{
+	u8 hdrs[DRAY_IPV6_HLEN + DRAY_UDP_HLEN + DRAY_HDR_MAX];
+	struct dray_xp_rxpkt rx = { .skb = skb };
+	struct dray_wire_l3 l3;
+	struct dray_hw_qp *qp;
+	u32 avail, l4, trail;
+	bool ipv6, internal;
+	int hlen;
+
+	dray_xp_assert_locked(hw);
+
+	if (skb->protocol == htons(ETH_P_IPV6))
+		ipv6 = true;
+	else if (skb->protocol == htons(ETH_P_IP))
+		ipv6 = false;
+	else
+		goto malformed;
+
+	avail = min_t(u32, skb->len, sizeof(hdrs));
+	if (skb_copy_bits(skb, 0, hdrs, avail) ||
+	    dray_wire_parse_l3(hdrs, avail, skb->len, ipv6, &l3))
+		goto malformed;
+	l4 = l3.ip_hlen + DRAY_UDP_HLEN;
+	hlen = dray_wire_parse(hdrs + l4, avail - l4, &rx.hdr);
+	if (hlen < 0)
+		goto malformed;
+	rx.flags = dray_opcodes[rx.hdr.opcode].flags;
+	trail = rx.hdr.pad + DRAY_ICRC_BYTES;
+	if (!(rx.flags & (DRAY_OPF_RC | DRAY_OPF_UD)) ||
+	    l3.udp_len < hlen + trail)
+		goto malformed;
+	rx.pay_off = l4 + hlen;
+	rx.pay_len = l3.udp_len - hlen - trail;
+	if (!(rx.flags & DRAY_OPF_PAYLOAD) && (rx.pay_len || rx.hdr.pad))
+		goto malformed;
+
+	qp = dray_hw_qp_find(hw, rx.hdr.qpn);
+	if (!qp) {
+		atomic64_inc(&hw->rx_roce_no_qp);
+		goto free;
+	}
+	/* The port passes on PACKET_HOST frames only: this one is ours. */
+	internal = skb->pkt_type == PACKET_LOOPBACK && skb->dev == hw->ndev;
+	if (!internal && !xp_rx_icrc_ok(skb, hdrs, &l3, hlen, &rx)) {
+		qp->xp.stats.rx_icrc_errors++;
+		goto free;
+	}
+	if (rx.flags & DRAY_OPF_UD) {
+		dray_ud_rx(hw, qp, &rx, hdrs, &l3);
+		return;
+	}
+	if (qp->type != DRAY_QPT_RC || !xp_rx_state_ok(qp) ||
+	    !xp_rx_from_peer(qp, &l3) ||
+	    (rx.hdr.pkey | DRAY_PKEY_MEMBER) != DRAY_PKEY_DEFAULT) {
+		qp->xp.stats.rx_drops++;
+		goto free;
+	}
+	qp->xp.stats.rx_pkts++;
+	qp->xp.stats.rx_bytes += rx.pay_len;
+
+	if (rx.flags & DRAY_OPF_REQ)
+		dray_xp_resp_rx(hw, qp, &rx);
+	else
+		dray_xp_comp_rx(hw, qp, &rx);
+	dray_xp_arm(hw, qp);
+	consume_skb(skb);
+	return;
+
+malformed:
+	atomic64_inc(&hw->rx_malformed);
+free:
+	kfree_skb(skb);
 }

@@ -26,8 +26,10 @@
  *    hands over PACKET_HOST frames only; PACKET_LOOPBACK marks the frames
  *    the transport looped back itself (dray_hw_engine_rx()), which carry
  *    no ICRC.
- *  - dray_hw_qp_error() may call dray_xport_error() before returning; the
- *    transport touches no state of the QP after calling it.
+ *  - The engine calls dray_xport_error() once for a QP that went to ERR,
+ *    on the pass after dray_hw_qp_error(), before it flushes the QP's work
+ *    queues; after dray_hw_qp_error() the transport touches no state of
+ *    the QP.
  */
 #ifndef DRAY_DEV_XPORT_H
 #define DRAY_DEV_XPORT_H
@@ -35,6 +37,7 @@
 #include <linux/types.h>
 
 #include "dev_wire.h"
+#include "dev_wqe.h"
 
 struct dray_hw;
 struct dray_hw_qp;

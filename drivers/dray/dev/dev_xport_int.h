@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dray NIC model: what the parts of the RoCEv2 transport (dev_xport.c,
- * dev_net.c, dev_req.c, dev_comp.c, dev_resp.c) share among themselves.
- * Nothing outside the transport includes this file.
+ * dev_net.c, dev_req.c, dev_comp.c, dev_resp.c) and the UD service
+ * (dev_ud.c) share among themselves. Nothing else includes this file.
  *
  * Locking: every function here runs in an engine pass with engine.lock (a
  * spinlock, bottom halves off) held, and must not sleep; the lock protects
@@ -14,7 +14,12 @@
 #include <linux/skbuff.h>
 
 #include "dev.h"
-#include "dev_qp.h"
+#include "dev_ah.h"
+#include "dev_cq.h"
+#include "dev_mem.h"
+#include "dev_obj.h"
+#include "dev_wq.h"
+#include "dev_xport.h"
 
 #define dray_xp_assert_locked(hw)	lockdep_assert_held(&(hw)->engine.lock)
 
@@ -39,27 +44,14 @@ struct dray_xp_rxpkt {
 /* dev_net.c: frames */
 struct sk_buff *dray_xp_skb_alloc(struct dray_hw *hw, struct dray_hw_qp *qp,
 				  struct dray_pkt *pkt, u32 paylen, bool zcopy);
-int dray_xp_skb_add_mr(struct sk_buff *skb, struct dray_hw_mr *mr, u64 addr,
-		       u32 len);
 void dray_xp_skb_add_data(struct sk_buff *skb, const void *data, u32 len);
+u32 dray_xp_crc_skb(struct sk_buff *skb, u32 off, u32 len, u32 crc);
 void dray_xp_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 		  struct sk_buff *skb);
 void dray_xp_xmit_path(struct dray_hw *hw, struct dray_hw_qp *qp,
 		       const struct dray_hw_path *path, struct sk_buff *skb);
 void dray_xp_send_ack(struct dray_hw *hw, struct dray_hw_qp *qp, u8 syndrome,
 		      u32 psn);
-int dray_xp_copy_to_mr(struct dray_hw_mr *mr, u64 addr,
-		       const struct sk_buff *skb, u32 off, const void *buf,
-		       u32 len);
-u8 dray_xp_scatter(struct dray_hw *hw, struct dray_hw_qp *qp,
-		   const struct dray_sge *sge, u32 num_sge, u64 msg_off,
-		   const struct sk_buff *skb, u32 skb_off, const void *buf,
-		   u32 len);
-u32 dray_xp_sge_frags(const struct dray_sge *sge, u32 num_sge, u64 msg_off,
-		      u32 len);
-u8 dray_xp_gather(struct dray_hw *hw, struct dray_hw_qp *qp,
-		  struct sk_buff *skb, const struct dray_hw_swqe *wqe,
-		  u64 msg_off, u32 len);
 
 /* dev_xport.c */
 void dray_xp_arm(struct dray_hw *hw, struct dray_hw_qp *qp);
