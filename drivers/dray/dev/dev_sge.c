@@ -148,6 +148,50 @@ int dray_hw_mr_copy_in(struct dray_hw_mr *mr, u64 addr,
 	return 0;
 }
 
+/*
+ * A walk over the pieces of an SGE list that [msg_off, msg_off + len) of
+ * a message covers: sge_next() gives the address, lkey and length of the
+ * next piece, false when the list or the range ends (w->left says how
+ * much of the range the list did not cover).
+ */
+struct sge_walk {
+	const struct dray_sge	*sge;
+	u32			num_sge;
+	u32			i;
+	u64			skip;	/* message bytes before the range */
+	u32			left;	/* range bytes not yet given */
+};
+
+static void sge_walk_init(struct sge_walk *w, const struct dray_sge *sge,
+			  u32 num_sge, u64 msg_off, u32 len)
+{
+	w->sge = sge;
+	w->num_sge = num_sge;
+	w->i = 0;
+	w->skip = msg_off;
+	w->left = len;
+}
+
+static bool sge_next(struct sge_walk *w, u64 *addr, u32 *lkey, u32 *len)
+{
+	while (w->i < w->num_sge && w->left) {
+		const struct dray_sge *sge = &w->sge[w->i++];
+		u32 slen = le32_to_cpu(sge->length);
+
+		if (w->skip >= slen) {
+			w->skip -= slen;
+			continue;
+		}
+		*addr = le64_to_cpu(sge->addr) + w->skip;
+		*lkey = le32_to_cpu(sge->lkey);
+		*len = min_t(u64, slen - w->skip, w->left);
+		w->skip = 0;
+		w->left -= *len;
+		return true;
+	}
+	return false;
+}
+
 /**
  * dray_hw_sge_scatter() - place data into a list of local SGEs
  * @hw: the device
@@ -170,31 +214,22 @@ u8 dray_hw_sge_scatter(struct dray_hw *hw, u32 pdn,
 		       const struct sk_buff *skb, u32 skb_off, const void *buf,
 		       u32 len)
 {
-	u32 i;
+	struct dray_hw_mr *mr;
+	struct sge_walk w;
+	u32 lkey, n;
+	u64 addr;
 
-	for (i = 0; i < num_sge && len; i++) {
-		u32 slen = le32_to_cpu(sge[i].length);
-		u64 addr = le64_to_cpu(sge[i].addr);
-		struct dray_hw_mr *mr;
-		u32 n;
-
-		if (msg_off >= slen) {
-			msg_off -= slen;
-			continue;
-		}
-		n = min_t(u64, slen - msg_off, len);
-		addr += msg_off;
-		if (dray_hw_mr_check(hw, le32_to_cpu(sge[i].lkey), pdn,
-				     DRAY_ACCESS_LOCAL_WRITE, addr, n, &mr) ||
+	sge_walk_init(&w, sge, num_sge, msg_off, len);
+	while (sge_next(&w, &addr, &lkey, &n)) {
+		if (dray_hw_mr_check(hw, lkey, pdn, DRAY_ACCESS_LOCAL_WRITE,
+				     addr, n, &mr) ||
 		    dray_hw_mr_copy_in(mr, addr, skb, skb_off, buf, n))
 			return DRAY_CQE_ST_LOC_PROT_ERR;
-		msg_off = 0;
-		len -= n;
 		skb_off += n;
 		if (buf)
 			buf += n;
 	}
-	return len ? DRAY_CQE_ST_LOC_LEN_ERR : DRAY_CQE_ST_SUCCESS;
+	return w.left ? DRAY_CQE_ST_LOC_LEN_ERR : DRAY_CQE_ST_SUCCESS;
 }
 
 /*
@@ -204,24 +239,14 @@ u8 dray_hw_sge_scatter(struct dray_hw *hw, u32 pdn,
 u32 dray_hw_sge_frags(const struct dray_sge *sge, u32 num_sge, u64 msg_off,
 		      u32 len)
 {
-	u32 i, frags = 0;
+	u32 lkey, n, frags = 0;
+	struct sge_walk w;
+	u64 addr;
 
-	for (i = 0; i < num_sge && len; i++) {
-		u32 slen = le32_to_cpu(sge[i].length);
-		u64 addr = le64_to_cpu(sge[i].addr);
-		u32 n;
-
-		if (msg_off >= slen) {
-			msg_off -= slen;
-			continue;
-		}
-		n = min_t(u64, slen - msg_off, len);
-		addr += msg_off;
+	sge_walk_init(&w, sge, num_sge, msg_off, len);
+	while (sge_next(&w, &addr, &lkey, &n))
 		frags += (offset_in_page(addr) + n + PAGE_SIZE - 1) >>
 			 PAGE_SHIFT;
-		msg_off = 0;
-		len -= n;
-	}
 	return frags;
 }
 
@@ -243,7 +268,11 @@ u8 dray_hw_sge_gather(struct dray_hw *hw, u32 pdn, struct sk_buff *skb,
 		      const struct dray_hw_swqe *wqe, u64 msg_off, u32 len,
 		      bool zcopy)
 {
-	u32 i;
+	struct dray_hw_mr *mr;
+	struct sge_walk w;
+	u32 lkey, n;
+	u64 addr;
+	int ret;
 
 	if (wqe->hdr.flags & DRAY_WQE_F_INLINE) {
 		if (msg_off + len > wqe->length)
@@ -251,30 +280,15 @@ u8 dray_hw_sge_gather(struct dray_hw *hw, u32 pdn, struct sk_buff *skb,
 		skb_put_data(skb, wqe->inline_data + msg_off, len);
 		return DRAY_CQE_ST_SUCCESS;
 	}
-	for (i = 0; i < wqe->num_sge && len; i++) {
-		const struct dray_sge *sge = &wqe->sge[i];
-		u32 slen = le32_to_cpu(sge->length);
-		u64 addr = le64_to_cpu(sge->addr);
-		struct dray_hw_mr *mr;
-		u32 n;
-		int ret;
-
-		if (msg_off >= slen) {
-			msg_off -= slen;
-			continue;
-		}
-		n = min_t(u64, slen - msg_off, len);
-		addr += msg_off;
-		if (dray_hw_mr_check(hw, le32_to_cpu(sge->lkey), pdn, 0, addr, n,
-				     &mr))
+	sge_walk_init(&w, wqe->sge, wqe->num_sge, msg_off, len);
+	while (sge_next(&w, &addr, &lkey, &n)) {
+		if (dray_hw_mr_check(hw, lkey, pdn, 0, addr, n, &mr))
 			return DRAY_CQE_ST_LOC_PROT_ERR;
 		ret = dray_hw_mr_to_skb(skb, mr, addr, n, zcopy);
 		if (ret == -EMSGSIZE)
 			return DRAY_CQE_ST_LOC_QP_OP_ERR;
 		if (ret)
 			return DRAY_CQE_ST_LOC_PROT_ERR;
-		msg_off = 0;
-		len -= n;
 	}
-	return len ? DRAY_CQE_ST_LOC_LEN_ERR : DRAY_CQE_ST_SUCCESS;
+	return w.left ? DRAY_CQE_ST_LOC_LEN_ERR : DRAY_CQE_ST_SUCCESS;
 }
