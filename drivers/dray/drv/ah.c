@@ -98,7 +98,7 @@ int dray_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	if (ret)
 		return ret;
 
-	ret = dray_cmd_create_ah(dev, to_dpd(ibah->pd)->pdn, &path, &ah->ahn);
+	ret = dray_admin_create_ah(dev, to_dpd(ibah->pd)->pdn, &path, &ah->ahn);
 	if (ret) {
 		if (ret == -ENOSPC)
 			ddev_dbg_rl(dev, "create_ah: no free AH, max_ah %u\n",
@@ -114,7 +114,7 @@ int dray_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	return 0;
 
 destroy_ah:
-	dray_cmd_destroy_ah(dev, ah->ahn);
+	dray_admin_destroy_ah(dev, ah->ahn);
 	return ret;
 }
 
@@ -131,7 +131,7 @@ static void dray_ah_destroy_work(struct work_struct *work)
 		container_of(work, struct dray_ah_destroy_work, work);
 	int ret;
 
-	ret = dray_cmd_destroy_ah(w->dev, w->ahn);
+	ret = dray_admin_destroy_ah(w->dev, w->ahn);
 	if (ret)
 		ddev_err_rl(w->dev, "destroy AH %u failed: %d\n", w->ahn, ret);
 	kfree(w);
@@ -153,7 +153,7 @@ int dray_destroy_ah(struct ib_ah *ibah, u32 flags)
 	if (!ah->ahn)
 		return 0;
 	if (flags & RDMA_DESTROY_AH_SLEEPABLE) {
-		ret = dray_cmd_destroy_ah(dev, ah->ahn);
+		ret = dray_admin_destroy_ah(dev, ah->ahn);
 		if (ret == -EBUSY)
 			return ret;
 		if (ret)

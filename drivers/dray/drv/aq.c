@@ -13,6 +13,97 @@
 
 #include "dray.h"
 
+static const char * const aq_opcode_names[DRAY_CMD_MAX_OPCODE] = {
+	[DRAY_CMD_QUERY_DEVICE]	= "QUERY_DEVICE",
+	[DRAY_CMD_QUERY_PORT]	= "QUERY_PORT",
+	[DRAY_CMD_SET_GID]	= "SET_GID",
+	[DRAY_CMD_DEL_GID]	= "DEL_GID",
+	[DRAY_CMD_CREATE_EQ]	= "CREATE_EQ",
+	[DRAY_CMD_DESTROY_EQ]	= "DESTROY_EQ",
+	[DRAY_CMD_CREATE_UAR]	= "CREATE_UAR",
+	[DRAY_CMD_DESTROY_UAR]	= "DESTROY_UAR",
+	[DRAY_CMD_CREATE_PD]	= "CREATE_PD",
+	[DRAY_CMD_DESTROY_PD]	= "DESTROY_PD",
+	[DRAY_CMD_CREATE_MR]	= "CREATE_MR",
+	[DRAY_CMD_DESTROY_MR]	= "DESTROY_MR",
+	[DRAY_CMD_CREATE_CQ]	= "CREATE_CQ",
+	[DRAY_CMD_DESTROY_CQ]	= "DESTROY_CQ",
+	[DRAY_CMD_CREATE_QP]	= "CREATE_QP",
+	[DRAY_CMD_MODIFY_QP]	= "MODIFY_QP",
+	[DRAY_CMD_QUERY_QP]	= "QUERY_QP",
+	[DRAY_CMD_DESTROY_QP]	= "DESTROY_QP",
+	[DRAY_CMD_CREATE_AH]	= "CREATE_AH",
+	[DRAY_CMD_DESTROY_AH]	= "DESTROY_AH",
+};
+
+const char *dray_aq_opcode_name(u8 opcode)
+{
+	if (opcode < DRAY_CMD_MAX_OPCODE && aq_opcode_names[opcode])
+		return aq_opcode_names[opcode];
+	return "unknown";
+}
+
+/*
+ * The object a command is about, for logs: the one it names, or for a
+ * create the one the new object belongs to.
+ */
+static void aq_object(const struct dray_aq_entry *e, char *buf, size_t len)
+{
+	const struct dray_cmd_qp *qp = &e->u.qp;
+
+	switch (e->hdr.opcode) {
+	case DRAY_CMD_QUERY_PORT:
+		snprintf(buf, len, "port %u", e->u.query.port);
+		break;
+	case DRAY_CMD_SET_GID:
+		snprintf(buf, len, "GID %u", le32_to_cpu(e->u.set_gid.index));
+		break;
+	case DRAY_CMD_DEL_GID:
+		snprintf(buf, len, "GID %u", le32_to_cpu(e->u.del_gid.index));
+		break;
+	case DRAY_CMD_CREATE_EQ:
+		snprintf(buf, len, "vector %u", e->u.create_eq.vector);
+		break;
+	case DRAY_CMD_DESTROY_EQ:
+		snprintf(buf, len, "EQ %u", le32_to_cpu(e->u.destroy_eq.eqn));
+		break;
+	case DRAY_CMD_DESTROY_UAR:
+		snprintf(buf, len, "UAR %u",
+			 le32_to_cpu(e->u.destroy_uar.uar_index));
+		break;
+	case DRAY_CMD_DESTROY_PD:
+		snprintf(buf, len, "PD %u", le32_to_cpu(e->u.destroy_pd.pdn));
+		break;
+	case DRAY_CMD_CREATE_MR:
+		snprintf(buf, len, "PD %u", le32_to_cpu(e->u.create_mr.pdn));
+		break;
+	case DRAY_CMD_DESTROY_MR:
+		snprintf(buf, len, "MR key %#x",
+			 le32_to_cpu(e->u.destroy_mr.key));
+		break;
+	case DRAY_CMD_CREATE_CQ:
+		snprintf(buf, len, "EQ %u", le32_to_cpu(e->u.create_cq.eqn));
+		break;
+	case DRAY_CMD_DESTROY_CQ:
+		snprintf(buf, len, "CQ %u", le32_to_cpu(e->u.destroy_cq.cqn));
+		break;
+	case DRAY_CMD_MODIFY_QP:
+	case DRAY_CMD_QUERY_QP:
+	case DRAY_CMD_DESTROY_QP:
+		snprintf(buf, len, "QP %u", le32_to_cpu(qp->qpn));
+		break;
+	case DRAY_CMD_CREATE_AH:
+		snprintf(buf, len, "PD %u", le32_to_cpu(e->u.create_ah.pdn));
+		break;
+	case DRAY_CMD_DESTROY_AH:
+		snprintf(buf, len, "AH %u", le32_to_cpu(e->u.destroy_ah.ahn));
+		break;
+	default:
+		snprintf(buf, len, "device");
+		break;
+	}
+}
+
 static const char * const aq_syndrome_names[DRAY_AQ_SYN_MAX] = {
 	[DRAY_AQ_SYN_NONE]	= "none",
 	[DRAY_AQ_SYN_RESERVED]	= "reserved field",
@@ -125,6 +216,7 @@ int dray_aq_exec(struct dray_dev *dev, struct dray_aq_entry *entry,
 	struct dray_aq *aq = &dev->aq;
 	struct dray_aq_ctx *ctx;
 	unsigned long left;
+	char obj[24];
 	u16 slot;
 	u8 status;
 	u32 syn;
@@ -168,8 +260,9 @@ int dray_aq_exec(struct dray_dev *dev, struct dray_aq_entry *entry,
 		/* The slot stays busy: the device may still write it. */
 		WRITE_ONCE(aq->dead, true);
 		spin_unlock_bh(&aq->lock);
-		ddev_err_rl(dev, "admin command %u timed out, device status %#x\n",
-			    entry->hdr.opcode,
+		aq_object(entry, obj, sizeof(obj));
+		ddev_err_rl(dev, "admin command %s (%s) timed out, device status %#x\n",
+			    dray_aq_opcode_name(entry->hdr.opcode), obj,
 			    dray_bus_readl(dev->nic, DRAY_REG_DEV_STS));
 		return -ETIMEDOUT;
 	}
@@ -181,9 +274,12 @@ int dray_aq_exec(struct dray_dev *dev, struct dray_aq_entry *entry,
 	spin_unlock_bh(&aq->lock);
 	up(&aq->slots);
 
-	if (status != DRAY_AQ_STS_OK)
-		ddev_dbg(dev, "admin command %u failed: status %u, field %s\n",
-			 entry->hdr.opcode, status, aq_syndrome_name(syn));
+	if (status != DRAY_AQ_STS_OK) {
+		aq_object(entry, obj, sizeof(obj));
+		ddev_dbg(dev, "admin command %s (%s) failed: status %u, field %s\n",
+			 dray_aq_opcode_name(entry->hdr.opcode), obj, status,
+			 aq_syndrome_name(syn));
+	}
 	return aq_status_to_errno(status);
 }
 
@@ -250,10 +346,14 @@ int dray_aq_init(struct dray_dev *dev)
 	if (ret)
 		goto free_ctx;
 
-	dray_bus_writel(dev->nic, DRAY_REG_AQ_SQ_BASE_LO, lower_32_bits(aq->sq_dma));
-	dray_bus_writel(dev->nic, DRAY_REG_AQ_SQ_BASE_HI, upper_32_bits(aq->sq_dma));
-	dray_bus_writel(dev->nic, DRAY_REG_AQ_CQ_BASE_LO, lower_32_bits(aq->cq_dma));
-	dray_bus_writel(dev->nic, DRAY_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
+	dray_bus_writel(dev->nic, DRAY_REG_AQ_SQ_BASE_LO,
+			lower_32_bits(aq->sq_dma));
+	dray_bus_writel(dev->nic, DRAY_REG_AQ_SQ_BASE_HI,
+			upper_32_bits(aq->sq_dma));
+	dray_bus_writel(dev->nic, DRAY_REG_AQ_CQ_BASE_LO,
+			lower_32_bits(aq->cq_dma));
+	dray_bus_writel(dev->nic, DRAY_REG_AQ_CQ_BASE_HI,
+			upper_32_bits(aq->cq_dma));
 	dray_bus_writel(dev->nic, DRAY_REG_AQ_CFG,
 			FIELD_PREP(DRAY_AQ_CFG_LOG_DEPTH_MASK, DRAY_AQ_LOG_DEPTH) |
 		       FIELD_PREP(DRAY_AQ_CFG_VECTOR_MASK, DRAY_VEC_ADMIN));

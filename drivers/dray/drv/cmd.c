@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray driver: one typed function per admin opcode. Each builds the
- * command, runs it and converts the output to CPU order.
+ * dray driver: one typed function per admin opcode (dray_admin_*), with
+ * CPU-order parameters (struct dray_*_params) where a command has more
+ * than a few. Each builds the wire format (struct dray_cmd_*), runs it
+ * and converts the output to CPU order.
  */
 
 #include <linux/dma-mapping.h>
@@ -45,8 +47,8 @@ static int cmd_query(struct dray_dev *dev, u8 opcode, u8 port, void *out,
 	ret = dray_aq_exec(dev, &e, &written);
 	dma_unmap_single(dma_dev, dma, len, DMA_FROM_DEVICE);
 	if (!ret && written != len) {
-		ddev_err_rl(dev, "query %u returned %llu bytes, expected %zu\n",
-			    opcode, written, len);
+		ddev_err_rl(dev, "%s returned %llu bytes, expected %zu\n",
+			    dray_aq_opcode_name(opcode), written, len);
 		ret = -EIO;
 	}
 	if (!ret)
@@ -56,7 +58,7 @@ free_buf:
 	return ret;
 }
 
-int dray_cmd_query_device(struct dray_dev *dev, struct dray_caps *caps)
+int dray_admin_query_device(struct dray_dev *dev, struct dray_caps *caps)
 {
 	struct dray_device_caps c;
 	int ret;
@@ -99,13 +101,13 @@ int dray_cmd_query_device(struct dray_dev *dev, struct dray_caps *caps)
 	return 0;
 }
 
-int dray_cmd_query_port(struct dray_dev *dev, u8 port,
-			struct dray_port_attr *attr)
+int dray_admin_query_port(struct dray_dev *dev, u8 port,
+			  struct dray_port_attr *attr)
 {
 	return cmd_query(dev, DRAY_CMD_QUERY_PORT, port, attr, sizeof(*attr));
 }
 
-int dray_cmd_set_gid(struct dray_dev *dev, u32 index, const u8 *gid)
+int dray_admin_set_gid(struct dray_dev *dev, u32 index, const u8 *gid)
 {
 	struct dray_aq_entry e;
 
@@ -116,7 +118,7 @@ int dray_cmd_set_gid(struct dray_dev *dev, u32 index, const u8 *gid)
 	return dray_aq_exec(dev, &e, NULL);
 }
 
-int dray_cmd_del_gid(struct dray_dev *dev, u32 index)
+int dray_admin_del_gid(struct dray_dev *dev, u32 index)
 {
 	struct dray_aq_entry e;
 
@@ -125,8 +127,8 @@ int dray_cmd_del_gid(struct dray_dev *dev, u32 index)
 	return dray_aq_exec(dev, &e, NULL);
 }
 
-int dray_cmd_create_eq(struct dray_dev *dev, dma_addr_t ring, u8 log_depth,
-		       u8 vector, u32 *eqn)
+int dray_admin_create_eq(struct dray_dev *dev, dma_addr_t ring, u8 log_depth,
+			 u8 vector, u32 *eqn)
 {
 	struct dray_aq_entry e;
 	u64 res;
@@ -142,7 +144,7 @@ int dray_cmd_create_eq(struct dray_dev *dev, dma_addr_t ring, u8 log_depth,
 	return ret;
 }
 
-int dray_cmd_destroy_eq(struct dray_dev *dev, u32 eqn)
+int dray_admin_destroy_eq(struct dray_dev *dev, u32 eqn)
 {
 	struct dray_aq_entry e;
 
@@ -151,7 +153,7 @@ int dray_cmd_destroy_eq(struct dray_dev *dev, u32 eqn)
 	return dray_aq_exec(dev, &e, NULL);
 }
 
-int dray_cmd_create_uar(struct dray_dev *dev, dma_addr_t page, u32 *index)
+int dray_admin_create_uar(struct dray_dev *dev, dma_addr_t page, u32 *index)
 {
 	struct dray_aq_entry e;
 	u64 res;
@@ -165,7 +167,7 @@ int dray_cmd_create_uar(struct dray_dev *dev, dma_addr_t page, u32 *index)
 	return ret;
 }
 
-int dray_cmd_destroy_uar(struct dray_dev *dev, u32 index)
+int dray_admin_destroy_uar(struct dray_dev *dev, u32 index)
 {
 	struct dray_aq_entry e;
 
@@ -253,7 +255,7 @@ static_assert(offsetof(struct dray_cmd_destroy_mr, key) == 0);
 static_assert(offsetof(struct dray_cmd_destroy_cq, cqn) == 0);
 static_assert(offsetof(struct dray_cmd_destroy_ah, ahn) == 0);
 
-int dray_cmd_create_pd(struct dray_dev *dev, u32 *pdn)
+int dray_admin_create_pd(struct dray_dev *dev, u32 *pdn)
 {
 	struct dray_aq_entry e;
 
@@ -261,13 +263,13 @@ int dray_cmd_create_pd(struct dray_dev *dev, u32 *pdn)
 	return cmd_create_result(dev, &e, pdn);
 }
 
-int dray_cmd_destroy_pd(struct dray_dev *dev, u32 pdn)
+int dray_admin_destroy_pd(struct dray_dev *dev, u32 pdn)
 {
 	return cmd_destroy(dev, DRAY_CMD_DESTROY_PD, pdn);
 }
 
-int dray_cmd_create_mr(struct dray_dev *dev, const struct dray_mr_params *p,
-		       u32 *key)
+int dray_admin_create_mr(struct dray_dev *dev, const struct dray_mr_params *p,
+			 u32 *key)
 {
 	struct dray_cmd_create_mr *c;
 	struct dray_aq_entry e;
@@ -284,13 +286,13 @@ int dray_cmd_create_mr(struct dray_dev *dev, const struct dray_mr_params *p,
 	return cmd_create_result(dev, &e, key);
 }
 
-int dray_cmd_destroy_mr(struct dray_dev *dev, u32 key)
+int dray_admin_destroy_mr(struct dray_dev *dev, u32 key)
 {
 	return cmd_destroy(dev, DRAY_CMD_DESTROY_MR, key);
 }
 
-int dray_cmd_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,
-		       u32 *cqn)
+int dray_admin_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,
+			 u32 *cqn)
 {
 	struct dray_cmd_create_cq *c;
 	struct dray_aq_entry e;
@@ -304,7 +306,7 @@ int dray_cmd_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,
 	return cmd_create_result(dev, &e, cqn);
 }
 
-int dray_cmd_destroy_cq(struct dray_dev *dev, u32 cqn)
+int dray_admin_destroy_cq(struct dray_dev *dev, u32 cqn)
 {
 	return cmd_destroy(dev, DRAY_CMD_DESTROY_CQ, cqn);
 }
@@ -328,8 +330,8 @@ static int cmd_qp(struct dray_dev *dev, u8 opcode, u32 qpn,
 	return ret;
 }
 
-int dray_cmd_create_qp(struct dray_dev *dev, const struct dray_qp_params *p,
-		       u32 *qpn)
+int dray_admin_create_qp(struct dray_dev *dev, const struct dray_qp_params *p,
+			 u32 *qpn)
 {
 	struct dray_qp_create *c;
 	struct cmd_mbox mb;
@@ -392,8 +394,8 @@ static void path_from_hw(struct dray_path_params *p, const struct dray_path *hw)
 	p->udp_sport = le16_to_cpu(hw->udp_sport);
 }
 
-int dray_cmd_modify_qp(struct dray_dev *dev, u32 qpn,
-		       const struct dray_qp_attr_params *p)
+int dray_admin_modify_qp(struct dray_dev *dev, u32 qpn,
+			 const struct dray_qp_attr_params *p)
 {
 	struct dray_qp_attr *a;
 	struct cmd_mbox mb;
@@ -425,8 +427,8 @@ int dray_cmd_modify_qp(struct dray_dev *dev, u32 qpn,
 	return ret;
 }
 
-int dray_cmd_query_qp(struct dray_dev *dev, u32 qpn,
-		      struct dray_qp_attr_params *p)
+int dray_admin_query_qp(struct dray_dev *dev, u32 qpn,
+			struct dray_qp_attr_params *p)
 {
 	const struct dray_qp_attr *a;
 	struct cmd_mbox mb;
@@ -462,7 +464,7 @@ free_mbox:
 	return ret;
 }
 
-int dray_cmd_destroy_qp(struct dray_dev *dev, u32 qpn)
+int dray_admin_destroy_qp(struct dray_dev *dev, u32 qpn)
 {
 	struct dray_aq_entry e;
 
@@ -471,8 +473,8 @@ int dray_cmd_destroy_qp(struct dray_dev *dev, u32 qpn)
 	return dray_aq_exec(dev, &e, NULL);
 }
 
-int dray_cmd_create_ah(struct dray_dev *dev, u32 pdn,
-		       const struct dray_path_params *path, u32 *ahn)
+int dray_admin_create_ah(struct dray_dev *dev, u32 pdn,
+			 const struct dray_path_params *path, u32 *ahn)
 {
 	struct dray_aq_entry e;
 	struct cmd_mbox mb;
@@ -497,7 +499,7 @@ free_mbox:
 	return ret;
 }
 
-int dray_cmd_destroy_ah(struct dray_dev *dev, u32 ahn)
+int dray_admin_destroy_ah(struct dray_dev *dev, u32 ahn)
 {
 	return cmd_destroy(dev, DRAY_CMD_DESTROY_AH, ahn);
 }

@@ -80,14 +80,19 @@ void dray_cq_event(struct dray_dev *dev, u32 cqn, u8 type)
 	dray_cq_put(cq);
 }
 
-/* Validate the provider's ring against the verb's request and limits. */
-static int dray_cq_check(struct dray_dev *dev,
-			 const struct ib_cq_init_attr *attr,
-			 const struct dray_create_cq_cmd *cmd)
+/**
+ * dray_cq_attr_check() - check a create_cq verb's attributes
+ * @dev: the device
+ * @attr: what the consumer asks for
+ *
+ * The checks every CQ gets, user or kernel: no flags, a CQE count in
+ * [1, max_cqe], a completion vector the device has.
+ *
+ * Return: 0, -EOPNOTSUPP or -EINVAL.
+ */
+int dray_cq_attr_check(struct dray_dev *dev, const struct ib_cq_init_attr *attr)
 {
 	u32 max_cqe = dray_max_cqe(&dev->caps);
-	u64 max_depth = (u64)max_cqe + 1;
-	u64 depth;
 
 	if (attr->flags) {
 		ddev_dbg_rl(dev, "create_cq: flags %#x not supported\n",
@@ -104,6 +109,22 @@ static int dray_cq_check(struct dray_dev *dev,
 			    attr->comp_vector, dev->ibdev.num_comp_vectors);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* Validate the provider's ring against the verb's request and limits. */
+static int dray_cq_check(struct dray_dev *dev,
+			 const struct ib_cq_init_attr *attr,
+			 const struct dray_create_cq_cmd *cmd)
+{
+	u32 max_cqe = dray_max_cqe(&dev->caps);
+	u64 max_depth = (u64)max_cqe + 1;
+	u64 depth;
+	int ret;
+
+	ret = dray_cq_attr_check(dev, attr);
+	if (ret)
+		return ret;
 	if (memchr_inv(cmd->reserved, 0, sizeof(cmd->reserved))) {
 		ddev_dbg_rl(dev, "create_cq: reserved command bytes not zero\n");
 		return -EINVAL;
@@ -143,7 +164,7 @@ static int dray_cq_setup(struct dray_dev *dev, struct dray_cq *cq,
 	if (ret)
 		goto release_umem;
 	p.mtt_addr = dray_mtt_addr(&mtt);
-	ret = dray_cmd_create_cq(dev, &p, &cq->cqn);
+	ret = dray_admin_create_cq(dev, &p, &cq->cqn);
 	dray_mtt_free(dev, &mtt);
 	if (ret) {
 		if (ret == -ENOSPC)
@@ -158,7 +179,7 @@ static int dray_cq_setup(struct dray_dev *dev, struct dray_cq *cq,
 	return 0;
 
 destroy_cq:
-	if (dray_cmd_destroy_cq(dev, cq->cqn)) {
+	if (dray_admin_destroy_cq(dev, cq->cqn)) {
 		/* The device may still write the ring: leave it pinned. */
 		ddev_err_rl(dev, "destroy CQ %u failed, ring leaked\n", cq->cqn);
 		return ret;
@@ -234,7 +255,7 @@ int dray_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct dray_cq *cq = to_dcq(ibcq);
 	int ret;
 
-	ret = dray_cmd_destroy_cq(dev, cq->cqn);
+	ret = dray_admin_destroy_cq(dev, cq->cqn);
 	if (ret == -EBUSY) {
 		dcq_dbg(cq, "destroy: still in use by a QP\n");
 		return ret;

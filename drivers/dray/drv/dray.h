@@ -451,38 +451,39 @@ static inline struct device *dray_dma_dev(struct dray_dev *dev)
 /* aq.c */
 int dray_aq_init(struct dray_dev *dev);
 void dray_aq_destroy(struct dray_dev *dev);
+const char *dray_aq_opcode_name(u8 opcode);
 int dray_aq_exec(struct dray_dev *dev, struct dray_aq_entry *entry,
 		 u64 *result);
 
 /* cmd.c: one function per admin opcode */
-int dray_cmd_query_device(struct dray_dev *dev, struct dray_caps *caps);
-int dray_cmd_query_port(struct dray_dev *dev, u8 port,
-			struct dray_port_attr *attr);
-int dray_cmd_set_gid(struct dray_dev *dev, u32 index, const u8 *gid);
-int dray_cmd_del_gid(struct dray_dev *dev, u32 index);
-int dray_cmd_create_eq(struct dray_dev *dev, dma_addr_t ring, u8 log_depth,
-		       u8 vector, u32 *eqn);
-int dray_cmd_destroy_eq(struct dray_dev *dev, u32 eqn);
-int dray_cmd_create_uar(struct dray_dev *dev, dma_addr_t page, u32 *index);
-int dray_cmd_destroy_uar(struct dray_dev *dev, u32 index);
-int dray_cmd_create_pd(struct dray_dev *dev, u32 *pdn);
-int dray_cmd_destroy_pd(struct dray_dev *dev, u32 pdn);
-int dray_cmd_create_mr(struct dray_dev *dev, const struct dray_mr_params *p,
-		       u32 *key);
-int dray_cmd_destroy_mr(struct dray_dev *dev, u32 key);
-int dray_cmd_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,
-		       u32 *cqn);
-int dray_cmd_destroy_cq(struct dray_dev *dev, u32 cqn);
-int dray_cmd_create_qp(struct dray_dev *dev, const struct dray_qp_params *p,
-		       u32 *qpn);
-int dray_cmd_modify_qp(struct dray_dev *dev, u32 qpn,
-		       const struct dray_qp_attr_params *p);
-int dray_cmd_query_qp(struct dray_dev *dev, u32 qpn,
-		      struct dray_qp_attr_params *p);
-int dray_cmd_destroy_qp(struct dray_dev *dev, u32 qpn);
-int dray_cmd_create_ah(struct dray_dev *dev, u32 pdn,
-		       const struct dray_path_params *path, u32 *ahn);
-int dray_cmd_destroy_ah(struct dray_dev *dev, u32 ahn);
+int dray_admin_query_device(struct dray_dev *dev, struct dray_caps *caps);
+int dray_admin_query_port(struct dray_dev *dev, u8 port,
+			  struct dray_port_attr *attr);
+int dray_admin_set_gid(struct dray_dev *dev, u32 index, const u8 *gid);
+int dray_admin_del_gid(struct dray_dev *dev, u32 index);
+int dray_admin_create_eq(struct dray_dev *dev, dma_addr_t ring, u8 log_depth,
+			 u8 vector, u32 *eqn);
+int dray_admin_destroy_eq(struct dray_dev *dev, u32 eqn);
+int dray_admin_create_uar(struct dray_dev *dev, dma_addr_t page, u32 *index);
+int dray_admin_destroy_uar(struct dray_dev *dev, u32 index);
+int dray_admin_create_pd(struct dray_dev *dev, u32 *pdn);
+int dray_admin_destroy_pd(struct dray_dev *dev, u32 pdn);
+int dray_admin_create_mr(struct dray_dev *dev, const struct dray_mr_params *p,
+			 u32 *key);
+int dray_admin_destroy_mr(struct dray_dev *dev, u32 key);
+int dray_admin_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,
+			 u32 *cqn);
+int dray_admin_destroy_cq(struct dray_dev *dev, u32 cqn);
+int dray_admin_create_qp(struct dray_dev *dev, const struct dray_qp_params *p,
+			 u32 *qpn);
+int dray_admin_modify_qp(struct dray_dev *dev, u32 qpn,
+			 const struct dray_qp_attr_params *p);
+int dray_admin_query_qp(struct dray_dev *dev, u32 qpn,
+			struct dray_qp_attr_params *p);
+int dray_admin_destroy_qp(struct dray_dev *dev, u32 qpn);
+int dray_admin_create_ah(struct dray_dev *dev, u32 pdn,
+			 const struct dray_path_params *path, u32 *ahn);
+int dray_admin_destroy_ah(struct dray_dev *dev, u32 ahn);
 /* A path in the device's format (commands, and UD WQEs' address vectors). */
 void dray_path_to_hw(struct dray_path *hw, const struct dray_path_params *p);
 
@@ -523,6 +524,7 @@ int dray_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 /* cq.c */
 int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct ib_udata *udata);
+int dray_cq_attr_check(struct dray_dev *dev, const struct ib_cq_init_attr *attr);
 int dray_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 void dray_cq_event(struct dray_dev *dev, u32 cqn, u8 type);
 int dray_cq_publish(struct dray_dev *dev, struct dray_cq *cq);

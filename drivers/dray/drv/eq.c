@@ -129,7 +129,7 @@ int dray_eq_create(struct dray_dev *dev, struct dray_eq *eq, u8 log_depth,
 	if (ret)
 		goto free_ring;
 
-	ret = dray_cmd_create_eq(dev, eq->dma, log_depth, eq->vector, &eq->eqn);
+	ret = dray_admin_create_eq(dev, eq->dma, log_depth, eq->vector, &eq->eqn);
 	if (ret)
 		goto free_irq;
 	eq_doorbell(dev, eq, true);
@@ -151,7 +151,7 @@ void dray_eq_destroy(struct dray_dev *dev, struct dray_eq *eq)
 {
 	int ret;
 
-	ret = dray_cmd_destroy_eq(dev, eq->eqn);
+	ret = dray_admin_destroy_eq(dev, eq->eqn);
 	if (ret)
 		ddev_err_rl(dev, "destroy EQ %u failed: %d\n", eq->eqn, ret);
 	dray_bus_free_irq(dev->nic, eq->vector);

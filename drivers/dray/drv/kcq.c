@@ -42,28 +42,15 @@ static_assert((int)DRAY_CQE_ST_GENERAL_ERR == IB_WC_GENERAL_ERR);
 int dray_kcq_create(struct dray_dev *dev, struct dray_cq *cq,
 		    const struct ib_cq_init_attr *attr)
 {
-	u32 max_cqe = dray_max_cqe(&dev->caps);
 	struct dray_cq_params p = { .eqn = dev->comp_eq.eqn };
 	struct dray_kcq *kcq;
 	struct dray_mtt mtt;
 	u32 depth;
 	int ret;
 
-	if (attr->flags) {
-		ddev_dbg_rl(dev, "create_cq: flags %#x not supported\n",
-			    attr->flags);
-		return -EOPNOTSUPP;
-	}
-	if (attr->cqe < 1 || attr->cqe > max_cqe) {
-		ddev_dbg_rl(dev, "create_cq: cqe %u must be in [1, max_cqe %u]\n",
-			    attr->cqe, max_cqe);
-		return -EINVAL;
-	}
-	if (attr->comp_vector >= dev->ibdev.num_comp_vectors) {
-		ddev_dbg_rl(dev, "create_cq: comp_vector %u, have %d\n",
-			    attr->comp_vector, dev->ibdev.num_comp_vectors);
-		return -EINVAL;
-	}
+	ret = dray_cq_attr_check(dev, attr);
+	if (ret)
+		return ret;
 	depth = roundup_pow_of_two(attr->cqe + 1);
 
 	kcq = kzalloc(sizeof(*kcq), GFP_KERNEL);
@@ -84,7 +71,7 @@ int dray_kcq_create(struct dray_dev *dev, struct dray_cq *cq,
 	p.mtt_addr = dray_mtt_addr(&mtt);
 	p.n_pages = mtt.n_data;
 	p.log_depth = ilog2(depth);
-	ret = dray_cmd_create_cq(dev, &p, &cq->cqn);
+	ret = dray_admin_create_cq(dev, &p, &cq->cqn);
 	dray_mtt_free(dev, &mtt);
 	if (ret)
 		goto free_ring;
@@ -98,7 +85,7 @@ int dray_kcq_create(struct dray_dev *dev, struct dray_cq *cq,
 
 destroy_cq:
 	cq->kcq = NULL;
-	if (dray_cmd_destroy_cq(dev, cq->cqn)) {
+	if (dray_admin_destroy_cq(dev, cq->cqn)) {
 		ddev_err_rl(dev, "destroy CQ %u failed, ring leaked\n", cq->cqn);
 		return ret;
 	}

@@ -118,7 +118,7 @@ static int kqp_hw_create(struct dray_dev *dev, struct dray_qp *qp,
 	p->sq_n_pages = sq_mtt.n_data;
 	p->rq_mtt = dray_mtt_addr(&rq_mtt);
 	p->rq_n_pages = rq_mtt.n_data;
-	ret = dray_cmd_create_qp(dev, p, &qp->qpn);
+	ret = dray_admin_create_qp(dev, p, &qp->qpn);
 	dray_mtt_free(dev, &rq_mtt);
 free_sq_mtt:
 	dray_mtt_free(dev, &sq_mtt);
@@ -209,7 +209,7 @@ int dray_kqp_create(struct dray_dev *dev, struct dray_qp *qp,
 
 destroy_qp:
 	mutex_destroy(&qp->lock);
-	if (dray_cmd_destroy_qp(dev, qp->qpn)) {
+	if (dray_admin_destroy_qp(dev, qp->qpn)) {
 		/* The device may still use the rings: leave them. */
 		dqp_err(qp, "destroy failed, rings leaked\n");
 		qp->kqp = NULL;

@@ -69,7 +69,7 @@ int dray_kuar_create(struct dray_dev *dev)
 				       &dev->kuar_dma, GFP_KERNEL);
 	if (!dev->kuar)
 		return -ENOMEM;
-	ret = dray_cmd_create_uar(dev, dev->kuar_dma, &dev->kuar_index);
+	ret = dray_admin_create_uar(dev, dev->kuar_dma, &dev->kuar_index);
 	if (ret) {
 		dma_free_coherent(dray_dma_dev(dev), DRAY_UAR_SIZE, dev->kuar,
 				  dev->kuar_dma);
@@ -84,7 +84,7 @@ void dray_kuar_destroy(struct dray_dev *dev)
 	int ret;
 
 	cancel_work_sync(&dev->kick_work);
-	ret = dray_cmd_destroy_uar(dev, dev->kuar_index);
+	ret = dray_admin_destroy_uar(dev, dev->kuar_index);
 	if (ret)
 		ddev_err_rl(dev, "destroy kernel UAR %u failed: %d\n",
 			    dev->kuar_index, ret);

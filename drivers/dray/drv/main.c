@@ -78,7 +78,7 @@ static int dray_probe(struct dray_dev *dev)
 	ret = dray_aq_init(dev);
 	if (ret)
 		goto destroy_wq;
-	ret = dray_cmd_query_device(dev, &dev->caps);
+	ret = dray_admin_query_device(dev, &dev->caps);
 	if (ret)
 		goto destroy_aq;
 	ret = dray_eq_create(dev, &dev->async_eq, DRAY_ASYNC_EQ_LOG_DEPTH,

@@ -103,7 +103,7 @@ static int dray_mr_create(struct dray_dev *dev, struct dray_mr *mr, u32 pdn,
 	if (ret)
 		goto release_umem;
 	p.mtt_addr = dray_mtt_addr(&mtt);
-	ret = dray_cmd_create_mr(dev, &p, &key);
+	ret = dray_admin_create_mr(dev, &p, &key);
 	dray_mtt_free(dev, &mtt);
 	if (ret) {
 		if (ret == -ENOSPC)
@@ -189,7 +189,7 @@ struct ib_mr *dray_get_dma_mr(struct ib_pd *ibpd, int access_flags)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	ret = dray_cmd_create_mr(dev, &p, &key);
+	ret = dray_admin_create_mr(dev, &p, &key);
 	if (ret) {
 		kfree(mr);
 		return ERR_PTR(ret);
@@ -205,7 +205,7 @@ int dray_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct dray_mr *mr = to_dmr(ibmr);
 	int ret;
 
-	ret = dray_cmd_destroy_mr(dev, ibmr->lkey);
+	ret = dray_admin_destroy_mr(dev, ibmr->lkey);
 	if (ret == -EBUSY)
 		return ret;
 	if (ret && ret != -ENOENT) {

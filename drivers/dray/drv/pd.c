@@ -20,7 +20,7 @@ int dray_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 			return ret;
 	}
 
-	ret = dray_cmd_create_pd(dev, &pd->pdn);
+	ret = dray_admin_create_pd(dev, &pd->pdn);
 	if (ret) {
 		if (ret == -ENOSPC)
 			ddev_dbg_rl(dev, "alloc_pd: no free PD, max_pd %u\n",
@@ -39,7 +39,7 @@ int dray_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 
 destroy_pd:
-	dray_cmd_destroy_pd(dev, pd->pdn);
+	dray_admin_destroy_pd(dev, pd->pdn);
 	return ret;
 }
 
@@ -49,7 +49,7 @@ int dray_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct dray_pd *pd = to_dpd(ibpd);
 	int ret;
 
-	ret = dray_cmd_destroy_pd(dev, pd->pdn);
+	ret = dray_admin_destroy_pd(dev, pd->pdn);
 	if (ret == -EBUSY)
 		return ret;
 	/* Nothing the device reads belongs to a PD: never worth failing. */

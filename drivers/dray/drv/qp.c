@@ -379,7 +379,7 @@ static int dray_qp_setup(struct dray_dev *dev, struct dray_qp *qp,
 	p.sq_mtt = dray_mtt_addr(&sq_mtt);
 	p.rq_mtt = dray_mtt_addr(&rq_mtt);
 
-	ret = dray_cmd_create_qp(dev, &p, &qp->qpn);
+	ret = dray_admin_create_qp(dev, &p, &qp->qpn);
 	dray_mtt_free(dev, &rq_mtt);
 	dray_mtt_free(dev, &sq_mtt);
 	if (ret) {
@@ -408,7 +408,7 @@ static int dray_qp_teardown(struct dray_dev *dev, struct dray_qp *qp)
 {
 	int ret;
 
-	ret = dray_cmd_destroy_qp(dev, qp->qpn);
+	ret = dray_admin_destroy_qp(dev, qp->qpn);
 	if (ret == -EBUSY) {
 		dqp_dbg(qp, "destroy: still in use\n");
 		return ret;
@@ -576,7 +576,7 @@ static int dray_qp_check_mtu(struct dray_qp *qp, enum ib_mtu mtu)
 	struct dray_port_attr pa;
 	int ret;
 
-	ret = dray_cmd_query_port(dev, 1, &pa);
+	ret = dray_admin_query_port(dev, 1, &pa);
 	if (ret)
 		return ret;
 	if (mtu < IB_MTU_256 || mtu > pa.max_mtu) {
@@ -668,7 +668,7 @@ static int dray_qp_refresh_state(struct dray_dev *dev, struct dray_qp *qp)
 
 	lockdep_assert_held(&qp->lock);
 
-	ret = dray_cmd_query_qp(dev, qp->qpn, &p);
+	ret = dray_admin_query_qp(dev, qp->qpn, &p);
 	if (ret)
 		return ret;
 	if (p.state > IB_QPS_ERR) {
@@ -728,7 +728,7 @@ int dray_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		WRITE_ONCE(qp->sqd_notify,
 			   (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
 			   attr->en_sqd_async_notify);
-	ret = dray_cmd_modify_qp(dev, qp->qpn, &p);
+	ret = dray_admin_modify_qp(dev, qp->qpn, &p);
 	if (ret) {
 		WRITE_ONCE(qp->sqd_notify, sqd_notify);
 		dqp_dbg(qp, "modify: %u -> %u refused by the device (%d)\n",
@@ -816,7 +816,7 @@ int dray_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	int ret;
 
 	mutex_lock(&qp->lock);
-	ret = dray_cmd_query_qp(dev, qp->qpn, &p);
+	ret = dray_admin_query_qp(dev, qp->qpn, &p);
 	if (!ret)
 		ret = dray_qp_attr_from_hw(qp, &p, attr);
 	if (!ret)

@@ -156,7 +156,7 @@ static int dray_query_port(struct ib_device *ibdev, u32 port,
 	struct dray_port_attr pa;
 	int ret;
 
-	ret = dray_cmd_query_port(dev, port, &pa);
+	ret = dray_admin_query_port(dev, port, &pa);
 	if (ret)
 		return ret;
 
@@ -213,12 +213,12 @@ static int dray_add_gid(const struct ib_gid_attr *attr, void **context)
 
 	if (attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EINVAL;
-	return dray_cmd_set_gid(dev, attr->index, attr->gid.raw);
+	return dray_admin_set_gid(dev, attr->index, attr->gid.raw);
 }
 
 static int dray_del_gid(const struct ib_gid_attr *attr, void **context)
 {
-	return dray_cmd_del_gid(to_ddev(attr->device), attr->index);
+	return dray_admin_del_gid(to_ddev(attr->device), attr->index);
 }
 
 static void dray_get_dev_fw_str(struct ib_device *ibdev, char *str)
@@ -271,7 +271,7 @@ static int dray_alloc_ucontext(struct ib_ucontext *ibuctx,
 		ret = -ENOMEM;
 		goto free_page;
 	}
-	ret = dray_cmd_create_uar(dev, uctx->uar_dma, &uctx->uar_index);
+	ret = dray_admin_create_uar(dev, uctx->uar_dma, &uctx->uar_index);
 	if (ret) {
 		if (ret == -ENOSPC)
 			ddev_dbg(dev, "no free UAR: max_uar %u\n",
@@ -303,12 +303,12 @@ static int dray_alloc_ucontext(struct ib_ucontext *ibuctx,
 
 remove_entry:
 	/* The entry now owns the page; dray_mmap_free() releases both. */
-	dray_cmd_destroy_uar(dev, uctx->uar_index);
+	dray_admin_destroy_uar(dev, uctx->uar_index);
 	dma_unmap_page(dma_dev, uctx->uar_dma, PAGE_SIZE, DMA_BIDIRECTIONAL);
 	rdma_user_mmap_entry_remove(uctx->db_entry);
 	return ret;
 destroy_uar:
-	dray_cmd_destroy_uar(dev, uctx->uar_index);
+	dray_admin_destroy_uar(dev, uctx->uar_index);
 unmap:
 	dma_unmap_page(dma_dev, uctx->uar_dma, PAGE_SIZE, DMA_BIDIRECTIONAL);
 free_page:
@@ -326,7 +326,7 @@ static void dray_dealloc_ucontext(struct ib_ucontext *ibuctx)
 		container_of(uctx->db_entry, struct dray_mmap_entry, rdma_entry);
 	int ret;
 
-	ret = dray_cmd_destroy_uar(dev, uctx->uar_index);
+	ret = dray_admin_destroy_uar(dev, uctx->uar_index);
 	if (ret) {
 		/*
 		 * The device may still write the page: never give it back
