@@ -44,7 +44,7 @@ kmod:
 # The test module (KTEST= may name another directory, as for kmod).
 ktest-mod:
 	@mkdir -p $(KTEST)
-	@cp -a tests/kverbs/Kbuild tests/kverbs/dray_ktest.c $(KTEST)/
+	@cp -a tests/kverbs/Kbuild tests/kverbs/*.[ch] $(KTEST)/
 	$(MAKE) -C $(KDIR) M=$(KTEST) modules
 
 provider:

@@ -184,6 +184,18 @@ struct dray_cmd_destroy_pd {
  * kernel driver issues admin commands: no user ABI reaches this flag.
  */
 #define DRAY_MR_F_PHYSICAL		0x1
+/*
+ * FAST_REG: an MR for fast registration (IBTA's memory management
+ * extensions). iova, length, mtt_addr and access are 0; n_pages is the
+ * length of the page lists it can take (1..max_fr_pages). It is created
+ * FREE: no access goes through it until a REG_MR work request of a QP on
+ * its PD makes it VALID (dray_queue.h), and LOCAL_INV or a received SEND
+ * with invalidate makes it FREE again. Its pages are any RAM the kernel
+ * names, so the device never takes page references on them (no zero
+ * copy). Only the kernel driver issues admin commands: no user ABI
+ * reaches this flag.
+ */
+#define DRAY_MR_F_FAST_REG		0x2
 
 /*
  * CREATE_MR: register [iova, iova + length). MTT entry 0 maps the page
@@ -237,6 +249,11 @@ struct dray_cmd_qp {
 
 /* dray_qp_create.flags */
 #define DRAY_QP_F_SQ_SIG_ALL	0x1	/* every send WQE is signaled */
+/*
+ * PRIV: the QP may post REG_MR, whose page list names host memory by bus
+ * address. Only the kernel driver sets it, for kernel consumers' QPs.
+ */
+#define DRAY_QP_F_PRIV		0x2
 
 /* CREATE_QP mailbox. result = QP number. */
 struct dray_qp_create {
@@ -387,7 +404,8 @@ struct dray_device_caps {
 	__le32	max_msg_size;
 	__le32	gid_tbl_len;
 	__le32	local_ca_ack_delay;
-	__u8	reserved[8];
+	__le32	max_fr_pages;	/* page list entries of a FAST_REG MR */
+	__u8	reserved[4];
 };
 
 /* IBTA encodings used in dray_port_attr. */

@@ -59,7 +59,29 @@ struct dray_cq_db {
 	__u8	reserved[48];
 };
 
-/* Send opcodes (dray_sq_wqe.opcode). */
+/*
+ * Send opcodes (dray_sq_wqe.opcode). RC QPs take all of them, UD and GSI
+ * QPs SEND and SEND_IMM only.
+ *
+ * SEND_INV is a SEND whose last packet carries u.inv.rkey in an IETH: the
+ * responder invalidates that key (an MR of FAST_REG type on its QP's PD)
+ * after placing the message, and reports it in the receive CQE
+ * (DRAY_CQE_F_INV, inv_rkey).
+ *
+ * LOCAL_INV and REG_MR are local operations: no SGEs (num_sge 0, no
+ * INLINE), no packets. REG_MR makes the FAST_REG MR whose index is in
+ * u.reg.key VALID with key u.reg.key (the low byte is software's new
+ * variant), rights u.reg.access, the range [iova, iova + length) and the
+ * u.reg.n_pages 4 KiB pages whose bus addresses are the le64 entries at
+ * u.reg.pbl_addr (entry 0 holds iova, at offset iova % 4096). It runs when
+ * the device reaches it in send queue order, so every later WQE of the
+ * queue sees the new registration; it needs a QP with DRAY_QP_F_PRIV.
+ * LOCAL_INV makes the FAST_REG MR with key u.inv.rkey FREE; it waits until
+ * every earlier WQE of the queue completed (IBTA's local invalidate fence,
+ * always applied), so no transfer of theirs still uses the MR. Both
+ * complete in order like any WQE; one that cannot be done completes with
+ * LOC_QP_OP_ERR (vendor_err says why) and the QP goes to ERR.
+ */
 enum dray_wqe_opcode {
 	DRAY_WQE_SEND			= 0x00,
 	DRAY_WQE_SEND_IMM		= 0x01,
@@ -68,6 +90,9 @@ enum dray_wqe_opcode {
 	DRAY_WQE_RDMA_READ		= 0x04,
 	DRAY_WQE_ATOMIC_CMP_SWP		= 0x05,
 	DRAY_WQE_ATOMIC_FETCH_ADD	= 0x06,
+	DRAY_WQE_SEND_INV		= 0x07,	/* u.inv.rkey for the peer */
+	DRAY_WQE_LOCAL_INV		= 0x08,	/* u.inv.rkey, local */
+	DRAY_WQE_REG_MR			= 0x09,	/* u.reg; DRAY_QP_F_PRIV only */
 	DRAY_WQE_OPCODE_MAX,
 };
 
@@ -130,6 +155,20 @@ struct dray_sq_wqe {
 			__le32	remote_qkey;	/* as in ud */
 			struct dray_path av;	/* over ud.reserved on */
 		} ud_av;
+		struct {
+			__le32	rkey;		/* the key to invalidate */
+			__le32	reserved[3];
+		} inv;
+		struct {
+			__le32	key;		/* the MR's new key */
+			__u8	access;		/* DRAY_ACCESS_* */
+			__u8	reserved[3];
+			__le64	iova;		/* first byte of the MR */
+			__le64	length;
+			__le64	pbl_addr;	/* bus address of the page list */
+			__le32	n_pages;	/* its le64 entries */
+			__le32	reserved2;
+		} reg;
 		__u8	raw[48];
 	} u;
 };
@@ -149,6 +188,8 @@ enum dray_cqe_opcode {
 	DRAY_CQE_RDMA_READ	= 0x02,
 	DRAY_CQE_COMP_SWAP	= 0x03,
 	DRAY_CQE_FETCH_ADD	= 0x04,
+	DRAY_CQE_LOCAL_INV	= 0x05,
+	DRAY_CQE_REG_MR		= 0x06,
 	DRAY_CQE_RECV		= 0x80,
 	DRAY_CQE_RECV_RDMA_IMM	= 0x81,
 };
@@ -181,6 +222,7 @@ enum dray_cqe_status {
 #define DRAY_CQE_F_SEND_QUEUE	0x08	/* completes an SQ WQE (else RQ) */
 #define DRAY_CQE_F_SOLICITED	0x10	/* the message asked for an event */
 #define DRAY_CQE_F_IPV6		0x20	/* UD: the GRH is an IPv6 header */
+#define DRAY_CQE_F_INV		0x40	/* SEND with invalidate: inv_rkey */
 
 #define DRAY_CQE_SIZE		32
 
@@ -194,7 +236,8 @@ struct dray_cqe {
 	__u8	status;		/* enum dray_cqe_status */
 	__u8	vendor_err;	/* enum dray_vendor_err (dray_verr.h) */
 	__u8	reserved0;
-	__u8	reserved1[7];
+	__le32	inv_rkey;	/* DRAY_CQE_F_INV: the key invalidated */
+	__u8	reserved1[3];
 	__u8	flags;		/* DRAY_CQE_F_*, written last */
 };
 

@@ -28,6 +28,7 @@ enum dray_vendor_err {
 	DRAY_VERR_RESP_ACCESS		= 0x0a,	/* responder: access violation */
 	DRAY_VERR_RESP_LOCAL		= 0x0b,	/* responder: RQ WQE fault */
 	DRAY_VERR_RESP_LENGTH		= 0x0c,	/* responder: message too long */
+	DRAY_VERR_RESP_INVALIDATE	= 0x0d,	/* responder: rkey not invalidable */
 
 	/* UD service */
 	DRAY_VERR_UD_AH			= 0x40,	/* AH unknown or of another PD */
@@ -52,6 +53,12 @@ enum dray_vendor_err {
 	DRAY_VERR_LKEY_RANGE		= 0x8b,	/* SGE outside its MR */
 	DRAY_VERR_ATOMIC_SGE		= 0x8c,	/* atomic needs one 8 B SGE */
 	DRAY_VERR_WQE_INDEX		= 0x8d,	/* transport: bad WQE index */
+	DRAY_VERR_LKEY_STATE		= 0x8e,	/* lkey of an MR not VALID */
+	DRAY_VERR_FR_KEY		= 0x8f,	/* no FAST_REG MR of the PD */
+	DRAY_VERR_FR_VALID		= 0x90,	/* REG_MR of a VALID MR */
+	DRAY_VERR_FR_PARAMS		= 0x91,	/* page list, range, access */
+	DRAY_VERR_FR_PRIV		= 0x92,	/* REG_MR on a QP not PRIV */
+	DRAY_VERR_INV_KEY		= 0x93,	/* LOCAL_INV key variant wrong */
 };
 
 #endif /* DRAY_VERR_H */

@@ -80,6 +80,7 @@ static void aq_query_device(struct dray_hw *hw, const struct dray_aq_entry *e,
 	caps.max_msg_size = cpu_to_le32(DRAY_HW_MAX_MSG);
 	caps.gid_tbl_len = cpu_to_le32(DRAY_HW_GID_TBL_LEN);
 	caps.local_ca_ack_delay = cpu_to_le32(DRAY_HW_ACK_DELAY);
+	caps.max_fr_pages = cpu_to_le32(DRAY_HW_MAX_FR_PAGES);
 
 	aq_write_out(hw, cmd, &caps, sizeof(caps), res);
 }

@@ -18,6 +18,7 @@
 #define DRAY_HW_MAX_PD		4096
 #define DRAY_HW_MAX_MR		16384
 #define DRAY_HW_MAX_MR_SIZE	BIT_ULL(36)
+#define DRAY_HW_MAX_FR_PAGES	512	/* page list of a FAST_REG MR */
 #define DRAY_HW_MAX_QP		1024
 #define DRAY_HW_MAX_QP_WR	16384
 #define DRAY_HW_MAX_SGE		16

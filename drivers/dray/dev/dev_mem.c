@@ -197,8 +197,33 @@ static int mr_params(const struct dray_cmd_create_mr *cmd,
 		return DRAY_AQ_STS_BAD_PARAM;
 
 	*syndrome = DRAY_AQ_SYN_FLAGS;
-	if (mr->flags & ~DRAY_MR_F_PHYSICAL)
+	if ((mr->flags & ~(DRAY_MR_F_PHYSICAL | DRAY_MR_F_FAST_REG)) ||
+	    mr->flags == (DRAY_MR_F_PHYSICAL | DRAY_MR_F_FAST_REG))
 		return DRAY_AQ_STS_BAD_PARAM;
+
+	if (mr->flags & DRAY_MR_F_FAST_REG) {
+		/* Created FREE: REG_MR gives it pages, range and rights. */
+		*syndrome = DRAY_AQ_SYN_ACCESS;
+		if (mr->access)
+			return DRAY_AQ_STS_BAD_PARAM;
+		*syndrome = DRAY_AQ_SYN_IOVA;
+		if (mr->iova)
+			return DRAY_AQ_STS_BAD_PARAM;
+		*syndrome = DRAY_AQ_SYN_LENGTH;
+		if (mr->length)
+			return DRAY_AQ_STS_BAD_PARAM;
+		*syndrome = DRAY_AQ_SYN_MTT;
+		if (cmd->mtt_addr)
+			return DRAY_AQ_STS_BAD_PARAM;
+		*syndrome = DRAY_AQ_SYN_PAGE_COUNT;
+		if (!mr->n_pages || mr->n_pages > DRAY_HW_MAX_FR_PAGES)
+			return DRAY_AQ_STS_BAD_PARAM;
+		mr->max_pages = mr->n_pages;
+		mr->n_pages = 0;
+		mr->state = DRAY_HW_MR_FREE;
+		return DRAY_AQ_STS_OK;
+	}
+	mr->state = DRAY_HW_MR_VALID;
 
 	if (mr->flags & DRAY_MR_F_PHYSICAL) {
 		/*
@@ -251,6 +276,15 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 	if (status)
 		goto free_mr;
 
+	if (mr->max_pages) {
+		mr->pages = kvcalloc(mr->max_pages, sizeof(*mr->pages),
+				     GFP_KERNEL | __GFP_NOWARN);
+		if (!mr->pages) {
+			status = DRAY_AQ_STS_NO_RESOURCES;
+			syndrome = DRAY_AQ_SYN_PAGE_COUNT;
+			goto free_mr;
+		}
+	}
 	/* The table walk can be long: do it before taking admin_lock. */
 	if (mr->n_pages) {
 		mr->pages = kvcalloc(mr->n_pages, sizeof(*mr->pages),
@@ -316,7 +350,11 @@ void dray_hw_cmd_destroy_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 
 	mutex_lock(&eng->admin_lock);
 	mr = xa_load(&eng->mrs, dray_hw_mr_index(key));
-	if (!mr || mr->key != key) {
+	/*
+	 * The whole key names an MR, but a FAST_REG MR its index: software
+	 * picks its variant in REG_MR work requests, which may not have run.
+	 */
+	if (!mr || (mr->key != key && !(mr->flags & DRAY_MR_F_FAST_REG))) {
 		mutex_unlock(&eng->admin_lock);
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_MR_KEY);
 		return;
@@ -356,6 +394,8 @@ enum dray_mr_err dray_hw_mr_check(struct dray_hw *hw, u32 key, u32 pdn,
 		return DRAY_MR_ERR_KEY;
 	if (mr->pdn != pdn)
 		return DRAY_MR_ERR_PD;
+	if (mr->state != DRAY_HW_MR_VALID)
+		return DRAY_MR_ERR_STATE;
 	if ((mr->access & access) != access)
 		return DRAY_MR_ERR_ACCESS;
 	if (len) {
@@ -368,6 +408,104 @@ enum dray_mr_err dray_hw_mr_check(struct dray_hw *hw, u32 key, u32 pdn,
 	}
 	*mrp = mr;
 	return DRAY_MR_OK;
+}
+
+/* The FAST_REG MR with the index of @key on PD @pdn, or NULL. */
+static struct dray_hw_mr *mr_fast_reg_find(struct dray_hw *hw, u32 pdn,
+					   u32 key)
+{
+	struct dray_hw_mr *mr = xa_load(&hw->engine.mrs,
+					dray_hw_mr_index(key));
+
+	if (!mr || !(mr->flags & DRAY_MR_F_FAST_REG) || mr->pdn != pdn)
+		return NULL;
+	return mr;
+}
+
+/*
+ * Check a REG_MR's rights, range and page list (host memory: every entry
+ * is read once, checked, and only the translated pages are kept) and fill
+ * mr->pages. Returns 0 or DRAY_VERR_FR_PARAMS; mr->pages may be partly
+ * overwritten then, but the MR stays FREE.
+ */
+static u8 mr_fast_reg_pages(struct dray_hw *hw, struct dray_hw_mr *mr,
+			    u8 access, u64 iova, u64 length, u64 pbl_addr,
+			    u32 n_pages)
+{
+	const __le64 *pbl;
+	u64 last;
+	u32 i;
+
+	if ((access & ~DRAY_ACCESS_ALL) ||
+	    ((access & (DRAY_ACCESS_REMOTE_WRITE |
+			DRAY_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & DRAY_ACCESS_LOCAL_WRITE)))
+		return DRAY_VERR_FR_PARAMS;
+	if (!n_pages || n_pages > mr->max_pages || !length ||
+	    length > DRAY_HW_MAX_MR_SIZE ||
+	    check_add_overflow(iova, length - 1, &last) ||
+	    DIV_ROUND_UP(offset_in_page(iova) + length, DRAY_PAGE_SIZE) >
+	    n_pages)
+		return DRAY_VERR_FR_PARAMS;
+	pbl = dray_hw_dma_va(hw, pbl_addr, (size_t)n_pages * sizeof(*pbl));
+	if (!pbl || !IS_ALIGNED(pbl_addr, sizeof(*pbl)))
+		return DRAY_VERR_FR_PARAMS;
+	for (i = 0; i < n_pages; i++) {
+		struct page *page = mtt_data_page(le64_to_cpu(READ_ONCE(pbl[i])));
+
+		if (!page)
+			return DRAY_VERR_FR_PARAMS;
+		mr->pages[i] = page;
+	}
+	return 0;
+}
+
+u8 dray_hw_mr_fast_reg(struct dray_hw *hw, u32 pdn,
+		       const struct dray_sq_wqe *w)
+{
+	u32 key = le32_to_cpu(w->u.reg.key);
+	u64 iova = le64_to_cpu(w->u.reg.iova);
+	u64 length = le64_to_cpu(w->u.reg.length);
+	u32 n_pages = le32_to_cpu(w->u.reg.n_pages);
+	struct dray_hw_mr *mr;
+	u8 verr;
+
+	lockdep_assert_held(&hw->engine.lock);
+
+	mr = mr_fast_reg_find(hw, pdn, key);
+	if (!mr)
+		return DRAY_VERR_FR_KEY;
+	/* IBTA: only a FREE MR may be registered. */
+	if (mr->state == DRAY_HW_MR_VALID)
+		return DRAY_VERR_FR_VALID;
+	verr = mr_fast_reg_pages(hw, mr, w->u.reg.access, iova, length,
+				 le64_to_cpu(w->u.reg.pbl_addr), n_pages);
+	if (verr)
+		return verr;
+	mr->key = key;
+	mr->access = w->u.reg.access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->n_pages = n_pages;
+	mr->state = DRAY_HW_MR_VALID;
+	return 0;
+}
+
+u8 dray_hw_mr_invalidate(struct dray_hw *hw, u32 pdn, u32 key)
+{
+	struct dray_hw_mr *mr;
+
+	lockdep_assert_held(&hw->engine.lock);
+
+	mr = mr_fast_reg_find(hw, pdn, key);
+	if (!mr)
+		return DRAY_VERR_FR_KEY;
+	/* The whole key: a stale one of an earlier registration is refused. */
+	if (mr->key != key)
+		return DRAY_VERR_INV_KEY;
+	/* Invalidating a FREE MR is harmless and allowed. */
+	mr->state = DRAY_HW_MR_FREE;
+	return 0;
 }
 
 /* The page holding @addr (checked to be in the MR) and the offset in it. */

@@ -33,6 +33,7 @@ enum dray_mr_err {
 	DRAY_MR_ERR_PD,		/* MR on another PD */
 	DRAY_MR_ERR_ACCESS,	/* right not granted */
 	DRAY_MR_ERR_RANGE,	/* outside [iova, iova + length) */
+	DRAY_MR_ERR_STATE,	/* a FAST_REG MR not registered (FREE) */
 };
 
 /*
@@ -52,12 +53,13 @@ void dray_hw_mr_write(struct dray_hw_mr *mr, u64 addr, const void *src,
 void dray_hw_mr_read(struct dray_hw_mr *mr, u64 addr, void *dst, size_t len);
 /*
  * May the transport take page references on the MR's pages (zero copy)?
- * Not for a DRAY_MR_F_PHYSICAL MR: its pages are any RAM, e.g. the tail
- * pages of a non-compound allocation, whose refcount is zero.
+ * Not for a DRAY_MR_F_PHYSICAL or DRAY_MR_F_FAST_REG MR: its pages are
+ * any RAM a kernel consumer names, e.g. the tail pages of a non-compound
+ * allocation, whose refcount is zero.
  */
 static inline bool dray_hw_mr_zcopy_ok(const struct dray_hw_mr *mr)
 {
-	return !(mr->flags & DRAY_MR_F_PHYSICAL);
+	return !(mr->flags & (DRAY_MR_F_PHYSICAL | DRAY_MR_F_FAST_REG));
 }
 
 /* The page and in-page offset/length of the piece at addr (zero copy). */
@@ -70,6 +72,17 @@ struct page *dray_hw_mr_page(struct dray_hw_mr *mr, u64 addr, u32 *offset,
  */
 u64 dray_hw_mr_atomic(struct dray_hw_mr *mr, u64 addr, bool cmp_swap,
 		      u64 compare_add, u64 swap);
+
+/*
+ * Fast registration (the local operations of dray_queue.h), for the QP's
+ * PD @pdn. dray_hw_mr_fast_reg() executes a REG_MR WQE @w;
+ * dray_hw_mr_invalidate() a LOCAL_INV of @key, or the invalidation a
+ * received SEND with invalidate asks for. Each returns 0 or, refused,
+ * a DRAY_VERR_* code; the MR is unchanged then.
+ */
+u8 dray_hw_mr_fast_reg(struct dray_hw *hw, u32 pdn,
+		       const struct dray_sq_wqe *w);
+u8 dray_hw_mr_invalidate(struct dray_hw *hw, u32 pdn, u32 key);
 
 /* dev_sge.c: data between frames and memory (the kernel-doc there). */
 int dray_hw_mr_copy_in(struct dray_hw_mr *mr, u64 addr,

@@ -35,15 +35,23 @@ struct dray_hw_pd {
 	u32	users;		/* MRs, QPs and AHs on this PD */
 };
 
+/* An MR's state (IBTA: a FAST_REG MR is FREE until registered). */
+enum dray_hw_mr_state {
+	DRAY_HW_MR_FREE,	/* no access goes through it */
+	DRAY_HW_MR_VALID,
+};
+
 struct dray_hw_mr {
 	u32		key;
 	u32		pdn;
 	u8		access;		/* DRAY_ACCESS_* */
 	u8		flags;		/* DRAY_MR_F_* */
+	u8		state;		/* enum dray_hw_mr_state */
 	u64		iova;
 	u64		length;
 	u32		n_pages;
-	struct page	**pages;	/* from the MTT, n_pages entries */
+	u32		max_pages;	/* FAST_REG: room in pages[] */
+	struct page	**pages;	/* from the MTT or REG_MR, n_pages */
 };
 
 /* The MR table index of a key. */

@@ -67,7 +67,7 @@ static int qp_create_params(const struct dray_qp_create *c, u32 *syndrome)
 	if (c->type != DRAY_QPT_RC && !dray_hw_qpt_dg(c->type))
 		return DRAY_AQ_STS_BAD_PARAM;
 	*syndrome = DRAY_AQ_SYN_FLAGS;
-	if (c->flags & ~DRAY_QP_F_SQ_SIG_ALL)
+	if (c->flags & ~(DRAY_QP_F_SQ_SIG_ALL | DRAY_QP_F_PRIV))
 		return DRAY_AQ_STS_BAD_PARAM;
 	*syndrome = DRAY_AQ_SYN_LOG_DEPTH;
 	if (c->sq_log_depth > max_log_depth || c->rq_log_depth > max_log_depth)

@@ -132,9 +132,14 @@ static u8 req_validate(struct dray_hw *hw, struct dray_hw_qp *qp,
 	switch (w->hdr.opcode) {
 	case DRAY_WQE_SEND:
 	case DRAY_WQE_SEND_IMM:
+	case DRAY_WQE_SEND_INV:
 	case DRAY_WQE_RDMA_WRITE:
 	case DRAY_WQE_RDMA_WRITE_IMM:
 		break;
+	case DRAY_WQE_LOCAL_INV:
+	case DRAY_WQE_REG_MR:
+		/* No data (dray_hw_sq_fetch() checked); done at execution. */
+		return DRAY_CQE_ST_SUCCESS;
 	case DRAY_WQE_ATOMIC_CMP_SWP:
 	case DRAY_WQE_ATOMIC_FETCH_ADD:
 		if (w->length < sizeof(u64))
@@ -215,6 +220,12 @@ static int req_peek(struct dray_hw *hw, struct dray_hw_qp *qp, u8 *verr)
 	/* IBTA 10.8.3.3: a fenced WQE waits for earlier READ and atomics. */
 	if ((w->hdr.flags & DRAY_WQE_F_FENCE) && rq->rd_atomic)
 		return -EAGAIN;
+	/*
+	 * Local invalidate fence, always on: LOCAL_INV waits until every
+	 * earlier WQE completed, so none of them still uses the MR.
+	 */
+	if (w->hdr.opcode == DRAY_WQE_LOCAL_INV && rq->head != rq->fetch)
+		return -EAGAIN;
 	if (dray_xp_is_rd_atomic(w->hdr.opcode) &&
 	    rq->rd_atomic >= qp->max_rd_atomic)
 		return -EAGAIN;
@@ -234,7 +245,33 @@ static u8 req_read_slots(const struct dray_hw_qp *qp, u32 npkts)
 	return (u8)clamp_t(u32, min(pieces, left), 1, DRAY_XP_READ_PIECES);
 }
 
-/* Take WQE @rq->fetch (in cur_wqe) as outstanding, or failed (@status). */
+/*
+ * Execute the local operation in cur_wqe, in send queue order: every
+ * earlier WQE has been started (and for LOCAL_INV completed, req_peek()),
+ * no later one yet. Returns 0 or LOC_QP_OP_ERR with *verr.
+ */
+static u8 req_local(struct dray_hw *hw, struct dray_hw_qp *qp, u8 *verr)
+{
+	const struct dray_hw_swqe *w = &qp->xp.req.cur_wqe;
+
+	if (w->hdr.opcode == DRAY_WQE_REG_MR)
+		*verr = dray_hw_mr_fast_reg(hw, qp->pdn, &w->hdr);
+	else
+		*verr = dray_hw_mr_invalidate(hw, qp->pdn,
+					      le32_to_cpu(w->hdr.u.inv.rkey));
+	if (*verr)
+		xp_dbg(hw, qp, "%s of key %#x refused, detail %#x\n",
+		       w->hdr.opcode == DRAY_WQE_REG_MR ? "REG_MR" : "LOCAL_INV",
+		       le32_to_cpu(w->hdr.opcode == DRAY_WQE_REG_MR ?
+				   w->hdr.u.reg.key : w->hdr.u.inv.rkey),
+		       *verr);
+	return *verr ? DRAY_CQE_ST_LOC_QP_OP_ERR : DRAY_CQE_ST_SUCCESS;
+}
+
+/*
+ * Take WQE @rq->fetch (in cur_wqe) as outstanding, or failed (@status).
+ * A local operation that succeeded is done at once: it takes no PSN.
+ */
 static void req_commit(struct dray_hw_qp *qp, u8 status, u8 verr)
 {
 	struct dray_xp_req *rq = &qp->xp.req;
@@ -250,6 +287,8 @@ static void req_commit(struct dray_hw_qp *qp, u8 status, u8 verr)
 	m->length = w->length;
 	if (status) {
 		dray_xp_comp_fail(m, status, verr);
+	} else if (dray_hw_wqe_is_local(w->hdr.opcode)) {
+		m->state = DRAY_XP_WQE_DONE;
 	} else if (w->hdr.opcode == DRAY_WQE_ATOMIC_CMP_SWP ||
 		   w->hdr.opcode == DRAY_WQE_ATOMIC_FETCH_ADD) {
 		m->npkts = 1;
@@ -399,6 +438,9 @@ static u32 req_build(struct dray_hw_qp *qp, struct dray_xp_swqe *m, u32 n,
 		if (*last) {
 			pkt->imm = h->imm_data;
 			pkt->se = m->flags & DRAY_WQE_F_SOLICITED;
+			/* SEND with invalidate: the IETH of the last packet. */
+			if (dray_opcodes[pkt->opcode].flags & DRAY_OPF_IETH)
+				pkt->rkey = le32_to_cpu(h->u.inv.rkey);
 		}
 		pkt->ackreq = req_want_ack(qp, m, *last);
 		return dray_wire_seg_len(m->length, mtu, n);
@@ -502,6 +544,8 @@ void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 				rq->blocked = true;
 				break;
 			}
+			if (!st && dray_hw_wqe_is_local(rq->cur_wqe.hdr.opcode))
+				st = req_local(hw, qp, &verr);
 			req_commit(qp, st, verr);
 			if (st)
 				break;

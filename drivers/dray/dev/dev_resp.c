@@ -29,6 +29,7 @@ enum resp_state {
 	RESP_CHECK_LENGTH,
 	RESP_CHECK_RKEY,
 	RESP_EXECUTE,
+	RESP_INVALIDATE,
 	RESP_READ,
 	RESP_ATOMIC,
 	RESP_COMPLETE,
@@ -39,6 +40,7 @@ enum resp_state {
 	RESP_ERR_ACCESS,
 	RESP_ERR_OP,
 	RESP_ERR_LENGTH,
+	RESP_ERR_INVALIDATE,
 	RESP_DROP,
 	RESP_DONE,
 	RESP_NSTATES
@@ -53,6 +55,7 @@ static const char * const resp_state_name[RESP_NSTATES] = {
 	[RESP_CHECK_LENGTH]	= "CHECK_LENGTH",
 	[RESP_CHECK_RKEY]	= "CHECK_RKEY",
 	[RESP_EXECUTE]		= "EXECUTE",
+	[RESP_INVALIDATE]	= "INVALIDATE",
 	[RESP_READ]		= "READ",
 	[RESP_ATOMIC]		= "ATOMIC",
 	[RESP_COMPLETE]		= "COMPLETE",
@@ -63,6 +66,7 @@ static const char * const resp_state_name[RESP_NSTATES] = {
 	[RESP_ERR_ACCESS]	= "ERR_ACCESS",
 	[RESP_ERR_OP]		= "ERR_OP",
 	[RESP_ERR_LENGTH]	= "ERR_LENGTH",
+	[RESP_ERR_INVALIDATE]	= "ERR_INVALIDATE",
 	[RESP_DROP]		= "DROP",
 	[RESP_DONE]		= "DONE",
 };
@@ -79,6 +83,7 @@ struct resp_ctx {
 	u32			rkey;
 	u32			resid;	/* WRITE: bytes expected from here */
 	u8			status;	/* ERR_OP: the RQ WQE's status */
+	bool			inv;	/* the IETH's rkey was invalidated */
 	enum resp_state		state;	/* the state running */
 	enum resp_state		from;	/* the state that chose it */
 };
@@ -125,8 +130,7 @@ static enum resp_state resp_check_psn(struct resp_ctx *c)
 
 /*
  * 9.7: the opcode must continue the message in progress (middle or last
- * of the same kind) or start a new one. SEND with invalidate is not
- * supported: an invalid request.
+ * of the same kind) or start a new one.
  */
 static enum resp_state resp_check_op_seq(struct resp_ctx *c)
 {
@@ -134,8 +138,6 @@ static enum resp_state resp_check_op_seq(struct resp_ctx *c)
 	u32 prev = dray_opcodes[rs->last_op].flags;
 	u32 kind = DRAY_OPF_SEND | DRAY_OPF_WRITE;
 
-	if (c->f & DRAY_OPF_IETH)
-		return RESP_ERR_INV_REQ;
 	if (rs->in_msg) {
 		if ((c->f & DRAY_OPF_START) || (c->f & kind) != (prev & kind))
 			return RESP_ERR_INV_REQ;
@@ -314,7 +316,29 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		rs->va = c->va + rx->pay_len;
 		rs->resid = c->resid - rx->pay_len;
 	}
-	return (c->f & DRAY_OPF_END) ? RESP_COMPLETE : RESP_ACKNOWLEDGE;
+	if (!(c->f & DRAY_OPF_END))
+		return RESP_ACKNOWLEDGE;
+	return (c->f & DRAY_OPF_IETH) ? RESP_INVALIDATE : RESP_COMPLETE;
+}
+
+/*
+ * SEND with invalidate, its message placed: invalidate the IETH's R_Key,
+ * which must name a FAST_REG MR on the QP's PD with its current key.
+ * Refused, the message fails (ERR_INVALIDATE).
+ */
+static enum resp_state resp_invalidate(struct resp_ctx *c)
+{
+	u32 rkey = c->rx->hdr.rkey;
+	u8 verr;
+
+	verr = dray_hw_mr_invalidate(c->hw, c->qp->pdn, rkey);
+	if (verr) {
+		xp_dbg(c->hw, c->qp, "remote invalidation of %#x refused, detail %#x\n",
+		       rkey, verr);
+		return RESP_ERR_INVALIDATE;
+	}
+	c->inv = true;
+	return RESP_COMPLETE;
 }
 
 /* A READ is accepted: MSN counts it now (C9-148); responses go paced. */
@@ -396,6 +420,10 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 		}
 		if (h->se)
 			cqe.flags |= DRAY_CQE_F_SOLICITED;
+		if (c->inv) {
+			cqe.flags |= DRAY_CQE_F_INV;
+			cqe.inv_rkey = cpu_to_le32(h->rkey);
+		}
 		cqe.qpn = cpu_to_le32(c->qp->qpn);
 		cqe.wqe_index = cpu_to_le32(rs->rwqe.index);
 		cqe.status = DRAY_CQE_ST_SUCCESS;
@@ -602,6 +630,18 @@ static enum resp_state resp_err_length(struct resp_ctx *c)
 			  0, DRAY_VERR_RESP_LENGTH);
 }
 
+/*
+ * The R_Key a SEND with invalidate named may not be invalidated (not a
+ * FAST_REG MR of the QP's PD, or not its current key): the requester
+ * named a key it has no right to, a remote access error to it; the
+ * receive WQE completes with Remote Invalid Request and the QP errs.
+ */
+static enum resp_state resp_err_invalidate(struct resp_ctx *c)
+{
+	return resp_fatal(c, DRAY_NAK_REM_ACCESS, DRAY_CQE_ST_REM_INV_REQ_ERR,
+			  DRAY_EQE_QP_ACCESS_ERR, DRAY_VERR_RESP_INVALIDATE);
+}
+
 /* Class D: silently dropped. */
 static enum resp_state resp_drop(struct resp_ctx *c)
 {
@@ -618,6 +658,7 @@ static const resp_fn resp_handler[RESP_NSTATES] = {
 	[RESP_CHECK_LENGTH]	= resp_check_length,
 	[RESP_CHECK_RKEY]	= resp_check_rkey,
 	[RESP_EXECUTE]		= resp_execute,
+	[RESP_INVALIDATE]	= resp_invalidate,
 	[RESP_READ]		= resp_read,
 	[RESP_ATOMIC]		= resp_atomic,
 	[RESP_COMPLETE]		= resp_complete,
@@ -628,6 +669,7 @@ static const resp_fn resp_handler[RESP_NSTATES] = {
 	[RESP_ERR_ACCESS]	= resp_err_access,
 	[RESP_ERR_OP]		= resp_err_op,
 	[RESP_ERR_LENGTH]	= resp_err_length,
+	[RESP_ERR_INVALIDATE]	= resp_err_invalidate,
 	[RESP_DROP]		= resp_drop,
 };
 

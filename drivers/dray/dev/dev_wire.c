@@ -385,6 +385,12 @@ int dray_wire_req_opcode(u8 wqe_opcode, u32 pos)
 		[DRAY_WQE_RDMA_READ] = { -1, -1, -1, DRAY_OP_READ_REQUEST },
 		[DRAY_WQE_ATOMIC_CMP_SWP] = { -1, -1, -1, DRAY_OP_CMP_SWAP },
 		[DRAY_WQE_ATOMIC_FETCH_ADD] = { -1, -1, -1, DRAY_OP_FETCH_ADD },
+		[DRAY_WQE_SEND_INV] = {
+			DRAY_OP_SEND_MIDDLE, DRAY_OP_SEND_FIRST,
+			DRAY_OP_SEND_LAST_INV, DRAY_OP_SEND_ONLY_INV },
+		/* Local operations send nothing. */
+		[DRAY_WQE_LOCAL_INV] = { -1, -1, -1, -1 },
+		[DRAY_WQE_REG_MR] = { -1, -1, -1, -1 },
 	};
 	u32 i = (pos & DRAY_OPF_START ? 1 : 0) | (pos & DRAY_OPF_END ? 2 : 0);
 

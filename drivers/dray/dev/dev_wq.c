@@ -143,9 +143,30 @@ static u8 mr_err_to_verr(enum dray_mr_err err)
 		return DRAY_VERR_LKEY_ACCESS;
 	case DRAY_MR_ERR_RANGE:
 		return DRAY_VERR_LKEY_RANGE;
+	case DRAY_MR_ERR_STATE:
+		return DRAY_VERR_LKEY_STATE;
 	default:
 		return DRAY_VERR_LKEY;
 	}
+}
+
+/*
+ * A local operation (LOCAL_INV, REG_MR) moves no data: no SGEs, no inline
+ * payload. REG_MR names host memory by bus address: privileged QPs only.
+ * What it names is checked when it executes (dray_hw_mr_fast_reg()).
+ */
+static int swqe_local(struct dray_hw_qp *qp, struct dray_hw_swqe *wqe)
+{
+	if (wqe->hdr.num_sge)
+		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
+				 DRAY_VERR_WQE_SGE_COUNT);
+	if (wqe->hdr.flags & DRAY_WQE_F_INLINE)
+		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
+				 DRAY_VERR_WQE_INLINE);
+	if (wqe->hdr.opcode == DRAY_WQE_REG_MR && !(qp->flags & DRAY_QP_F_PRIV))
+		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
+				 DRAY_VERR_FR_PRIV);
+	return 0;
 }
 
 /* Inline payload: copy it out of the slot (at most the stride). */
@@ -250,6 +271,8 @@ int dray_hw_sq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp, u32 index,
 				DRAY_WQE_F_UD_AV : 0)))
 		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
 				 DRAY_VERR_WQE_FLAGS);
+	if (dray_hw_wqe_is_local(wqe->hdr.opcode))
+		return swqe_local(qp, wqe);
 	if (wqe->hdr.flags & DRAY_WQE_F_INLINE)
 		return swqe_inline(qp, wqe, slot);
 	return swqe_sgl(hw, qp, wqe, slot);
@@ -337,6 +360,10 @@ static u8 sq_cqe_opcode(u8 wqe_opcode)
 		return DRAY_CQE_COMP_SWAP;
 	case DRAY_WQE_ATOMIC_FETCH_ADD:
 		return DRAY_CQE_FETCH_ADD;
+	case DRAY_WQE_LOCAL_INV:
+		return DRAY_CQE_LOCAL_INV;
+	case DRAY_WQE_REG_MR:
+		return DRAY_CQE_REG_MR;
 	default:
 		return DRAY_CQE_SEND;
 	}

@@ -15,6 +15,12 @@
 
 #include "dev_limits.h"
 
+/* A local operation: executed by the device, no packets (dray_queue.h). */
+static inline bool dray_hw_wqe_is_local(u8 opcode)
+{
+	return opcode == DRAY_WQE_LOCAL_INV || opcode == DRAY_WQE_REG_MR;
+}
+
 /* A send WQE copied out of the ring and validated (dray_hw_sq_fetch). */
 struct dray_hw_swqe {
 	u32			index;		/* free-running WQE index */

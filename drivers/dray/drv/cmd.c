@@ -92,6 +92,7 @@ int dray_admin_query_device(struct dray_dev *dev, struct dray_caps *caps)
 	caps->max_msg_size = le32_to_cpu(c.max_msg_size);
 	caps->gid_tbl_len = le32_to_cpu(c.gid_tbl_len);
 	caps->local_ca_ack_delay = le32_to_cpu(c.local_ca_ack_delay);
+	caps->max_fr_pages = le32_to_cpu(c.max_fr_pages);
 
 	if (le32_to_cpu(c.num_ports) != 1) {
 		ibdev_err(&dev->ibdev, "device reports %u ports, expected 1\n",

@@ -110,6 +110,7 @@ struct dray_caps {
 	u32	max_msg_size;
 	u32	gid_tbl_len;
 	u32	local_ca_ack_delay;
+	u32	max_fr_pages;
 };
 
 enum {
@@ -167,9 +168,18 @@ struct dray_pd {
 	u32		pdn;
 };
 
+/*
+ * An MR. User MRs pin their pages (umem); a fast-registration MR has a
+ * page list in DMA-coherent memory that map_mr_sg fills and the device
+ * reads when it executes the REG_MR work request.
+ */
 struct dray_mr {
 	struct ib_mr	ibmr;
 	struct ib_umem	*umem;	/* pinned until the device let go of it */
+	__le64		*pbl;	/* fast registration: the page list */
+	dma_addr_t	pbl_dma;
+	u32		pbl_len;	/* entries pbl has room for */
+	u32		npages;		/* entries map_mr_sg filled */
 };
 
 /* A queue ring in DMA-coherent kernel memory (kernel CQs and QPs). */
@@ -520,6 +530,10 @@ struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access_flags,
 			       struct ib_udata *udata);
 int dray_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *dray_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg);
+int dray_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
 
 /* cq.c */
 int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -133,6 +133,10 @@ static enum ib_wc_opcode kcq_wc_opcode(const struct dray_cqe *cqe)
 		return IB_WC_COMP_SWAP;
 	case DRAY_CQE_FETCH_ADD:
 		return IB_WC_FETCH_ADD;
+	case DRAY_CQE_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case DRAY_CQE_REG_MR:
+		return IB_WC_REG_MR;
 	case DRAY_CQE_RECV_RDMA_IMM:
 		return IB_WC_RECV_RDMA_WITH_IMM;
 	case DRAY_CQE_RECV:
@@ -160,6 +164,9 @@ static void kcq_to_wc(const struct dray_cqe *cqe, struct dray_qp *qp,
 	if (cqe->flags & DRAY_CQE_F_IMM) {
 		wc->ex.imm_data = cqe->imm_data;
 		wc->wc_flags |= IB_WC_WITH_IMM;
+	} else if (cqe->flags & DRAY_CQE_F_INV) {
+		wc->ex.invalidate_rkey = le32_to_cpu(cqe->inv_rkey);
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
 	/*
 	 * A UD receive: the GRH and what kind of header it came from, which

@@ -137,8 +137,10 @@ int dray_kqp_create(struct dray_dev *dev, struct dray_qp *qp,
 		    struct ib_qp_init_attr *ia)
 {
 	struct dray_qp_params p = {
-		.flags = ia->sq_sig_type == IB_SIGNAL_ALL_WR ?
-			 DRAY_QP_F_SQ_SIG_ALL : 0,
+		/* Kernel consumers may post REG_MR (fast registration). */
+		.flags = DRAY_QP_F_PRIV |
+			 (ia->sq_sig_type == IB_SIGNAL_ALL_WR ?
+			  DRAY_QP_F_SQ_SIG_ALL : 0),
 		.uar_index = dev->kuar_index,
 	};
 	struct ib_qp_cap cap = ia->cap;
@@ -348,15 +350,27 @@ static int kqp_wqe_opcode(enum ib_wr_opcode opcode)
 		return DRAY_WQE_ATOMIC_CMP_SWP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return DRAY_WQE_ATOMIC_FETCH_ADD;
+	case IB_WR_SEND_WITH_INV:
+		return DRAY_WQE_SEND_INV;
+	case IB_WR_LOCAL_INV:
+		return DRAY_WQE_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return DRAY_WQE_REG_MR;
 	default:
 		return -1;
 	}
 }
 
+/* Local operations (fast registration): no SGEs, no packets. */
+static bool kqp_op_local(int opcode)
+{
+	return opcode == DRAY_WQE_LOCAL_INV || opcode == DRAY_WQE_REG_MR;
+}
+
 static bool kqp_op_inline_ok(int opcode)
 {
 	return opcode == DRAY_WQE_SEND || opcode == DRAY_WQE_SEND_IMM ||
-	       opcode == DRAY_WQE_RDMA_WRITE ||
+	       opcode == DRAY_WQE_SEND_INV || opcode == DRAY_WQE_RDMA_WRITE ||
 	       opcode == DRAY_WQE_RDMA_WRITE_IMM;
 }
 
@@ -440,6 +454,20 @@ static int kqp_send_check(struct dray_qp *qp, const struct ib_send_wr *wr,
 			wr->num_sge);
 		return -EINVAL;
 	}
+	if (kqp_op_local(opcode)) {
+		if (wr->num_sge || (wr->send_flags & IB_SEND_INLINE)) {
+			dqp_dbg(qp, "post_send: opcode %d takes no data\n",
+				wr->opcode);
+			return -EINVAL;
+		}
+		if (opcode == DRAY_WQE_REG_MR &&
+		    (!reg_wr(wr)->mr || reg_wr(wr)->mr->device != qp->ibqp.device ||
+		     reg_wr(wr)->mr->type != IB_MR_TYPE_MEM_REG ||
+		     !to_dmr(reg_wr(wr)->mr)->pbl)) {
+			dqp_dbg(qp, "post_send: REG_MR of no fast-registration MR of this device\n");
+			return -EINVAL;
+		}
+	}
 	if (kqp_dg(qp)) {
 		if (opcode != DRAY_WQE_SEND && opcode != DRAY_WQE_SEND_IMM) {
 			dqp_dbg(qp, "post_send: opcode %d on a datagram QP\n",
@@ -489,6 +517,22 @@ static void kqp_wqe_ud(struct dray_sq_wqe *wqe, const struct ib_send_wr *wr)
 	wqe->u.ud_av.av = to_dah(ud->ah)->av;
 }
 
+/*
+ * IB_WR_REG_MR: the page list map_mr_sg wrote and the iova, length and key
+ * the MR has now (a ULP may change the iova after mapping: read at post).
+ */
+static void kqp_wqe_reg(struct dray_sq_wqe *wqe, const struct ib_reg_wr *reg)
+{
+	const struct dray_mr *mr = to_dmr(reg->mr);
+
+	wqe->u.reg.key = cpu_to_le32(reg->key);
+	wqe->u.reg.access = dray_access_to_hw(reg->access);
+	wqe->u.reg.iova = cpu_to_le64(reg->mr->iova);
+	wqe->u.reg.length = cpu_to_le64(reg->mr->length);
+	wqe->u.reg.pbl_addr = cpu_to_le64(mr->pbl_dma);
+	wqe->u.reg.n_pages = cpu_to_le32(mr->npages);
+}
+
 static void kqp_wqe_remote(struct dray_sq_wqe *wqe,
 			   const struct ib_send_wr *wr, int opcode)
 {
@@ -514,6 +558,13 @@ static void kqp_wqe_remote(struct dray_sq_wqe *wqe,
 			cpu_to_le64(atomic_wr(wr)->compare_add);
 		if (opcode == DRAY_WQE_ATOMIC_CMP_SWP)
 			wqe->u.atomic.swap = cpu_to_le64(atomic_wr(wr)->swap);
+		break;
+	case DRAY_WQE_SEND_INV:
+	case DRAY_WQE_LOCAL_INV:
+		wqe->u.inv.rkey = cpu_to_le32(wr->ex.invalidate_rkey);
+		break;
+	case DRAY_WQE_REG_MR:
+		kqp_wqe_reg(wqe, reg_wr(wr));
 		break;
 	default:
 		break;

@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray driver: memory regions of user memory, and the kernel's DMA MR.
+ * dray driver: memory regions of user memory, the kernel's DMA MR, and
+ * kernel fast-registration MRs.
  *
  * The pages are pinned with ib_umem_get() and described to the device in
  * 4 KiB blocks through an MTT; the device enforces PD, range and access
  * rights on every use of the key. The pages stay pinned until the device
  * destroyed the MR: DESTROY_MR completes only once no transfer uses it.
+ *
+ * Fast registration (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR): the MR is
+ * created FREE with room for max_num_sg pages; map_mr_sg writes the 4 KiB
+ * pages of a scatterlist into the MR's page list, and the REG_MR work
+ * request (kqp.c) hands that list, the iova and length the core set and
+ * the new key to the device, which makes the MR VALID when it reaches the
+ * request in send queue order. lkey and rkey are one key, as the ULPs
+ * expect (nvme-rdma registers with the rkey, rdma_rw with the lkey).
  */
 
+#include <linux/dma-mapping.h>
 #include <linux/sizes.h>
 #include <rdma/ib_umem.h>
 
@@ -199,6 +209,100 @@ struct ib_mr *dray_get_dma_mr(struct ib_pd *ibpd, int access_flags)
 	return &mr->ibmr;
 }
 
+/**
+ * dray_alloc_mr() - a fast-registration MR of a kernel PD
+ * @ibpd: the PD
+ * @type: IB_MR_TYPE_MEM_REG (no other type is supported)
+ * @max_num_sg: pages its registrations may have, at most
+ *	        max_fast_reg_page_list_len
+ *
+ * Context: process, may sleep.
+ * Return: the MR (FREE: no access until a REG_MR), or ERR_PTR(-EINVAL) for
+ * another type or a page count out of range, -ENOMEM, -ENOSPC (no MR left).
+ */
+struct ib_mr *dray_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg)
+{
+	struct dray_dev *dev = to_ddev(ibpd->device);
+	struct dray_mr_params p = {
+		.pdn = to_dpd(ibpd)->pdn,
+		.flags = DRAY_MR_F_FAST_REG,
+		.n_pages = max_num_sg,
+	};
+	struct dray_mr *mr;
+	u32 key;
+	int ret;
+
+	if (type != IB_MR_TYPE_MEM_REG) {
+		ddev_dbg_rl(dev, "alloc_mr: type %d not supported\n", type);
+		return ERR_PTR(-EINVAL);
+	}
+	if (!max_num_sg || max_num_sg > dev->caps.max_fr_pages) {
+		ddev_dbg_rl(dev, "alloc_mr: max_num_sg %u must be in [1, %u]\n",
+			    max_num_sg, dev->caps.max_fr_pages);
+		return ERR_PTR(-EINVAL);
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->pbl_len = max_num_sg;
+	mr->pbl = dma_alloc_coherent(dray_dma_dev(dev),
+				     max_num_sg * sizeof(*mr->pbl),
+				     &mr->pbl_dma, GFP_KERNEL);
+	if (!mr->pbl) {
+		ret = -ENOMEM;
+		goto free_mr;
+	}
+	ret = dray_admin_create_mr(dev, &p, &key);
+	if (ret)
+		goto free_pbl;
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	return &mr->ibmr;
+
+free_pbl:
+	dma_free_coherent(dray_dma_dev(dev), max_num_sg * sizeof(*mr->pbl),
+			  mr->pbl, mr->pbl_dma);
+free_mr:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+static int dray_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct dray_mr *mr = to_dmr(ibmr);
+
+	if (mr->npages == mr->pbl_len)
+		return -ENOMEM;
+	mr->pbl[mr->npages++] = cpu_to_le64(addr);
+	return 0;
+}
+
+/**
+ * dray_map_mr_sg() - the page list of a fast-registration MR
+ * @ibmr: the MR
+ * @sg: the scatterlist (DMA mapped for this device)
+ * @sg_nents: its entries
+ * @sg_offset: the offset into the first entry, or NULL
+ *
+ * The device's pages are 4 KiB: ib_map_mr_sg() must have been asked for
+ * that page size.
+ *
+ * Context: any.
+ * Return: the entries mapped (fewer if the page list is full), or -EINVAL
+ * for another page size.
+ */
+int dray_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset)
+{
+	struct dray_mr *mr = to_dmr(ibmr);
+
+	if (ibmr->page_size != DRAY_PAGE_SIZE)
+		return -EINVAL;
+	mr->npages = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, dray_set_page);
+}
+
 int dray_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct dray_dev *dev = to_ddev(ibmr->device);
@@ -217,6 +321,10 @@ int dray_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 			    ibmr->lkey, ret);
 	} else {
 		ib_umem_release(mr->umem);
+		if (mr->pbl)
+			dma_free_coherent(dray_dma_dev(dev),
+					  mr->pbl_len * sizeof(*mr->pbl),
+					  mr->pbl, mr->pbl_dma);
 	}
 	kfree(mr);
 	return 0;

@@ -52,11 +52,15 @@ static int dray_query_device(struct ib_device *ibdev,
 	/*
 	 * The responder answers a send with no receive posted with an RNR
 	 * NAK; port state changes are reported; sys_image_guid is set.
-	 * Atomics are atomic among the device's own accesses only.
+	 * Atomics are atomic among the device's own accesses only. Memory
+	 * management extensions: fast registration (REG_MR), LOCAL_INV and
+	 * SEND with invalidate, with page lists of max_fr_pages 4 KiB pages.
 	 */
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_SYS_IMAGE_GUID;
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->max_fast_reg_page_list_len = c->max_fr_pages;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
@@ -407,6 +411,8 @@ const struct ib_device_ops dray_dev_ops = {
 	.dealloc_ucontext = dray_dealloc_ucontext,
 	.del_gid = dray_del_gid,
 	.dereg_mr = dray_dereg_mr,
+	.alloc_mr = dray_alloc_mr,
+	.map_mr_sg = dray_map_mr_sg,
 	.destroy_ah = dray_destroy_ah,
 	.destroy_cq = dray_destroy_cq,
 	.destroy_qp = dray_destroy_qp,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray_ktest: kernel-verbs tests of two RDMA devices, run at module load.
+ * dray_ktest: kernel-verbs tests of two RDMA devices, run at module load
+ * (this file: setup, the basic verbs, the runner; kt_frwr.c: fast
+ * registration and invalidation).
  *
  * Finds the devices named by dev_a and dev_b (default dray0 and dray1,
  * one on each end of a veth pair), creates a PD, CQs and an RC QP on each
@@ -30,6 +32,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
+#include "kt.h"
+
 MODULE_DESCRIPTION("dray kernel verbs tests");
 MODULE_LICENSE("GPL");
 
@@ -49,16 +53,7 @@ MODULE_PARM_DESC(failed, "tests failed");
 
 static int tap_n;
 
-#define KT_TIMEOUT_MS	20000
-#define KT_BUF_ORDER	2		/* 16 KiB per side */
-#define KT_BUF_SIZE	(PAGE_SIZE << KT_BUF_ORDER)
-#define KT_WR		16
-#define KT_SGE		2
-#define KT_INLINE	64
-
-#define kt_diag(fmt, ...) pr_info("dray_ktest: # " fmt "\n", ##__VA_ARGS__)
-
-static bool tap(bool ok, const char *name)
+bool tap(bool ok, const char *name)
 {
 	tap_n++;
 	if (ok)
@@ -68,30 +63,6 @@ static bool tap(bool ok, const char *name)
 	pr_info("dray_ktest: %s %d - %s\n", ok ? "ok" : "not ok", tap_n, name);
 	return ok;
 }
-
-/* Completion events of one CQ. */
-struct kt_cq_ev {
-	atomic_t		events;
-	struct completion	done;
-};
-
-/* One end: a device with its PD, CQs, QP, DMA MR and buffer. */
-struct kt_side {
-	const char		*name;
-	struct ib_device	*dev;
-	struct ib_pd		*pd;
-	struct ib_mr		*mr;		/* DMA MR with remote rights */
-	struct ib_cq		*scq;
-	struct ib_cq		*rcq;
-	struct kt_cq_ev		sev;
-	struct kt_cq_ev		rev;
-	struct ib_qp		*qp;
-	u8			*buf;
-	u64			dma;
-	int			gid_index;
-	union ib_gid		gid;
-	u8			mac[ETH_ALEN];
-};
 
 static void kt_comp_handler(struct ib_cq *cq, void *ctx)
 {
@@ -268,8 +239,8 @@ static void kt_teardown_side(struct kt_side *s)
 }
 
 /* Move @qp through INIT, RTR and RTS towards @peer's QP @dqpn. */
-static int kt_connect(struct kt_side *s, struct ib_qp *qp,
-		      struct kt_side *peer, u32 dqpn)
+int kt_connect(struct kt_side *s, struct ib_qp *qp, struct kt_side *peer,
+	       u32 dqpn)
 {
 	struct ib_qp_attr a = {};
 	int ret;
@@ -320,7 +291,7 @@ static int kt_connect(struct kt_side *s, struct ib_qp *qp,
 	return ret;
 }
 
-static int kt_to_init(struct ib_qp *qp)
+int kt_to_init(struct ib_qp *qp)
 {
 	struct ib_qp_attr a = { .qp_state = IB_QPS_INIT, .port_num = 1 };
 
@@ -328,7 +299,7 @@ static int kt_to_init(struct ib_qp *qp)
 			    IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 }
 
-static int kt_set_state(struct ib_qp *qp, enum ib_qp_state state)
+int kt_set_state(struct ib_qp *qp, enum ib_qp_state state)
 {
 	struct ib_qp_attr a = { .qp_state = state };
 
@@ -336,7 +307,7 @@ static int kt_set_state(struct ib_qp *qp, enum ib_qp_state state)
 }
 
 /* Poll @cq until one completion arrives or the timeout passes. */
-static bool kt_poll1(struct ib_cq *cq, struct ib_wc *wc)
+bool kt_poll1(struct ib_cq *cq, struct ib_wc *wc)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(KT_TIMEOUT_MS);
 
@@ -355,8 +326,8 @@ static bool kt_poll1(struct ib_cq *cq, struct ib_wc *wc)
 	return false;
 }
 
-static bool kt_wc_is(const struct ib_wc *wc, enum ib_wc_status status,
-		     enum ib_wc_opcode opcode, u64 wr_id, const char *what)
+bool kt_wc_is(const struct ib_wc *wc, enum ib_wc_status status,
+	      enum ib_wc_opcode opcode, u64 wr_id, const char *what)
 {
 	if (wc->status == status && wc->wr_id == wr_id &&
 	    (status != IB_WC_SUCCESS || wc->opcode == opcode))
@@ -384,7 +355,7 @@ static int kt_post_recv(struct kt_side *s, u64 wr_id, u32 off, u32 len)
 	return ib_post_recv(s->qp, &wr, &bad);
 }
 
-static void kt_fill(u8 *p, u32 len, u8 seed)
+void kt_fill(u8 *p, u32 len, u8 seed)
 {
 	u32 i;
 
@@ -849,12 +820,20 @@ static bool kt_test_send_errors(struct kt_side *a)
 		kt_diag("inline send of 200 bytes: %d", ret);
 		ok = false;
 	}
-	wr[0].opcode = IB_WR_LOCAL_INV;
+	wr[0].opcode = IB_WR_BIND_MW;
 	wr[0].send_flags = 0;
 	bad = NULL;
 	ret = ib_post_send(a->qp, &wr[0], &bad);
 	if (ret != -EINVAL || bad != &wr[0]) {
-		kt_diag("LOCAL_INV: %d", ret);
+		kt_diag("BIND_MW: %d", ret);
+		ok = false;
+	}
+	/* A local operation takes no data. */
+	wr[0].opcode = IB_WR_LOCAL_INV;
+	bad = NULL;
+	ret = ib_post_send(a->qp, &wr[0], &bad);
+	if (ret != -EINVAL || bad != &wr[0]) {
+		kt_diag("LOCAL_INV with 2 SGEs: %d", ret);
 		ok = false;
 	}
 	return ok;
@@ -942,6 +921,7 @@ static void kt_run(void)
 		    "post_send: too many SGEs, inline too long, unsupported opcode -EINVAL");
 		tap(kt_test_bad_lkey_flush(&a, &b),
 		    "bad lkey: LOC_PROT_ERR; flush errors in ERR");
+		kt_run_frwr(&a, &b);
 	}
 	kt_teardown_side(&a);
 	kt_teardown_side(&b);
