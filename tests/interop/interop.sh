@@ -39,8 +39,8 @@ set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 ROOT=$(cd "$HERE/../.." && pwd -P)
-# shellcheck source=tests/rdma/lib.sh
-. "$ROOT/tests/rdma/lib.sh"
+# shellcheck source=tests/lib.sh
+. "$ROOT/tests/lib.sh"
 
 groups=${*:-pingpong perftest integrity capture rping}
 RDMA_BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}

@@ -37,8 +37,8 @@ set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 ROOT=$(cd "$HERE/../.." && pwd -P)
-# shellcheck source=tests/rdma/lib.sh
-. "$HERE/lib.sh"
+# shellcheck source=tests/lib.sh
+. "$ROOT/tests/lib.sh"
 
 kind=${1:-dray}
 case $kind in

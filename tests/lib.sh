@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 #
-# Shared shell pieces of the RDMA tests and benchmarks, for use inside the
-# test VM as root: the veth pair with two RoCE devices on it, the RoCEv2
-# IPv4 GID index of a device, waiting for a server to listen, TAP output.
+# The shell library of the tests and benchmarks: sourced by the lanes
+# under tests/ (rdma, cm, kverbs, pyverbs, interop) and by
+# scripts/bench-guest.sh, for use inside the test VM as root: the veth
+# pair with two RoCE devices on it, the RoCEv2 IPv4 GID index of a device,
+# waiting for a server to listen, checks of perftest figures, TAP output.
 #
 # Every program started under TCG costs 0.1-0.5 s: these functions use
 # shell builtins wherever they can.
 
-RDMA_LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+RDMA_LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 
 # Devices are dev_a on veth0 (10.0.0.1) and dev_b on veth1 (10.0.0.2).
 # shellcheck disable=SC2034 # for the scripts that source this file
