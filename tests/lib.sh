@@ -179,7 +179,8 @@ wait_listen() {
 	return 1
 }
 
-# TAP helpers: tap_ok NAME, tap_fail NAME [DETAIL], tap_skip NAME REASON
+# TAP helpers: tap_ok NAME, tap_fail NAME [DETAIL], tap_skip NAME REASON,
+# tap_todo NAME REASON
 TAP_N=0 TAP_PASS=0 TAP_FAIL=0 TAP_SKIP=0
 tap_ok() {
 	TAP_N=$((TAP_N + 1)) TAP_PASS=$((TAP_PASS + 1))
@@ -192,6 +193,12 @@ tap_fail() {
 tap_skip() {
 	TAP_N=$((TAP_N + 1)) TAP_SKIP=$((TAP_SKIP + 1))
 	echo "ok $TAP_N - $1 # SKIP $2"
+}
+# tap_todo NAME REASON: a known failure (a bug of the reference, not of
+# dray), "not ok ... # TODO REASON", counted as skipped
+tap_todo() {
+	TAP_N=$((TAP_N + 1)) TAP_SKIP=$((TAP_SKIP + 1))
+	echo "not ok $TAP_N - $1 # TODO $2"
 }
 
 # A fresh TCP port for each client/server pair (no TIME_WAIT clashes).

@@ -456,8 +456,7 @@ integ() {
 	flow_fields "$LOG/integ.pcap" >"$LOG/integ.fields"
 	if rxe_requester_hang "$LOG/integ.out" "$LOG/integ.fields" "$tag" \
 		$(($(rxe_counter rcvd_pkts) - r0)) >"$LOG/integ.evidence"; then
-		TAP_N=$((TAP_N + 1)) TAP_SKIP=$((TAP_SKIP + 1))
-		echo "not ok $TAP_N - $name # TODO rxe 6.1: after a retransmission rxe's requester never sends or completes a fenced READ/atomic (tests/interop/README.md)"
+		tap_todo "$name" "rxe 6.1: after a retransmission rxe's requester never sends or completes a fenced READ/atomic (tests/interop/README.md)"
 		grep -E "ERROR|missing|seed" "$LOG/integ.out" | head -n 8 | sed 's/^/# /'
 		cat "$LOG/integ.evidence"
 		counters
