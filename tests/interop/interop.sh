@@ -277,10 +277,8 @@ if want perftest; then
 		direction "$d"
 		for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw \
 			ib_write_lat ib_read_lat ib_send_lat ib_atomic_lat; do
-			case $t in
-			*_bw) k=bw ;;
-			*) k=lat ;;
-			esac
+			o=()
+			[[ $t == ib_read_* || $t == ib_atomic_* ]] && o=(-o "$outs")
 			# every size from 2 B to 8 MiB (-a) too, but atomics
 			variants=("" "-a")
 			[[ $t == ib_atomic_* ]] &&
@@ -288,24 +286,12 @@ if want perftest; then
 			for v in "${variants[@]}"; do
 				iters=$((200 * SCALE))
 				[[ $v == -a ]] && iters=$((5 * SCALE))
-				# perftest calibrates its cycle counter against the
-				# clock; under TCG that sometimes fails ("Correlation
-				# coefficient r^2 < 0.9") and the figures come out inf
-				# or 0: run such a pair again (3 attempts).
+				# up to 3 attempts when perftest cannot calibrate
+				# its clock (perf_pair)
 				mark
-				for attempt in 1 2 3; do
-					next_port
-					opts="-F -p $PAIR_PORT -n $iters $v"
-					[[ $t == ib_read_* || $t == ib_atomic_* ]] &&
-						opts+=" -o $outs"
-					pair_run "$LOG/pt" 300 "$t -d $SRV -x $SRV_GID $opts" \
-						"$t -d $CLI -x $CLI_GID $opts $SRV_ADDR"
-					rc=$?
-					[[ $rc -ne 0 ]] && break
-					perf_sane "$LOG/pt.cli" "$k" >"$LOG/pt.sane" && break
-					rc=1
-					echo "# $t $v: attempt $attempt: $(head -n1 "$LOG/pt.sane")$(grep -o 'Correlation coefficient.*' "$LOG/pt.cli" | head -n1 | sed 's/^/ (/; s/$/)/')"
-				done
+				perf_pair "$LOG/pt" "$t" "$v" "$iters" "$SRV" "$SRV_GID" \
+					"$CLI" "$CLI_GID" "$SRV_ADDR" "${o[@]}"
+				rc=$?
 				report "$t $d ${v:-default size} (-n $iters)" "$rc" pt
 				if [[ $rc -eq 0 ]]; then
 					grep "uncalibrated" "$LOG/pt.sane"

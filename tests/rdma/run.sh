@@ -149,35 +149,16 @@ fi
 if want perftest; then
 	for t in ib_write_bw ib_send_bw ib_read_bw ib_atomic_bw \
 		ib_write_lat ib_send_lat ib_read_lat ib_atomic_lat; do
-		case $t in
-		*_bw) k=bw n=$((200 * SCALE)) ;;
-		*) k=lat n=$((200 * SCALE)) ;;
-		esac
 		variants=("" "-a")
 		[[ $t == ib_atomic_* ]] && variants=("-A FETCH_AND_ADD" "-A CMP_AND_SWAP")
 		for v in "${variants[@]}"; do
-			iters=$n
+			iters=$((200 * SCALE))
 			[[ $v == -a ]] && iters=$((5 * SCALE))
-			# perftest calibrates its cycle counter against the clock;
-			# under TCG that sometimes fails ("Correlation coefficient
-			# r^2 < 0.9"): figures come out inf or 0, or perftest
-			# gives up after the run ("Can't produce a report", exit
-			# 1): run again then.
-			for attempt in 1 2 3; do
-				next_port
-				opts="-F -p $PAIR_PORT -n $iters $v"
-				server_client pt 300 "$t -d $DEV_B -x $GID_B $opts" \
-					"$t -d $DEV_A -x $GID_A $opts $ADDR_B"
-				rc=$?
-				if [[ $rc -ne 0 ]]; then
-					grep -q "Can't produce a report" "$LOG"/pt.* || break
-					echo "# $t $v: attempt $attempt: perftest could not calibrate its clock"
-					continue
-				fi
-				perf_sane "$LOG/pt.cli" "$k" >"$LOG/pt.sane" && break
-				rc=1
-				echo "# $t $v: attempt $attempt: $(head -n1 "$LOG/pt.sane")$(grep -o 'Correlation coefficient.*' "$LOG/pt.cli" | head -n1 | sed 's/^/ (/; s/$/)/')"
-			done
+			# up to 3 attempts when perftest cannot calibrate its
+			# clock (perf_pair)
+			perf_pair "$LOG/pt" "$t" "$v" "$iters" "$DEV_B" "$GID_B" \
+				"$DEV_A" "$GID_A" "$ADDR_B"
+			rc=$?
 			report "$t ${v:-default size} (-n $iters)" "$rc" pt
 			if [[ $rc -eq 0 ]]; then
 				grep -E "^[ \t]*#bytes" "$LOG/pt.cli" | head -n 1 | sed "s/^/# $t: /"
