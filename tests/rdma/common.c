@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,6 +108,23 @@ uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
+const char *dev_name(int which)
+{
+	const char *v = getenv(which ? "DRAY_TEST_DEV_B" : "DRAY_TEST_DEV_A");
+
+	if (v && *v)
+		return v;
+	return which ? "dray1" : "dray0";
+}
+
+void *page_buf(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 struct ibv_context *open_device(const char *name)
 {
 	struct ibv_device **list, *dev = NULL;
@@ -130,7 +148,7 @@ struct ibv_context *open_device(const char *name)
 	return ctx;
 }
 
-static bool ipv4_mapped(const union ibv_gid *g)
+bool ipv4_mapped(const union ibv_gid *g)
 {
 	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 					 0xff, 0xff };

@@ -72,6 +72,15 @@ size_t first_not(const void *p, size_t n, uint8_t v);
 
 uint64_t now_us(void);
 
+/*
+ * The device a test runs on: which 0 is DRAY_TEST_DEV_A (default dray0),
+ * 1 DRAY_TEST_DEV_B (default dray1).
+ */
+const char *dev_name(int which);
+
+/* len bytes of zeroed anonymous memory, page aligned; NULL on failure */
+void *page_buf(size_t len);
+
 /* Open the ib_device called name (NULL: the first one); errno on failure. */
 struct ibv_context *open_device(const char *name);
 
@@ -81,6 +90,8 @@ struct ibv_context *open_device(const char *name);
  * else the first RoCEv2 GID. Fills gid. Returns the index or -errno.
  */
 int pick_gid(struct ibv_context *ctx, int want, union ibv_gid *gid);
+/* Whether g holds an IPv4-mapped address (::ffff:a.b.c.d) */
+bool ipv4_mapped(const union ibv_gid *g);
 
 /* Whether a device is Soft-RoCE (for documented rxe deviations). */
 bool is_rxe(struct ibv_context *ctx);
