@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,45 @@ uint64_t now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+struct fail_style fail_style = {
+	.fail = "FAIL: ",
+	.die = "FAIL: ",
+	.status = 1,
+};
+uint64_t fail_count;
+
+static void vreport(const char *start, const char *fmt, va_list ap)
+{
+	printf("%s", start);
+	vprintf(fmt, ap);
+	printf("\n");
+}
+
+void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fail_count++;
+	if (fail_style.shown && fail_count > fail_style.shown) {
+		if (fail_count == fail_style.shown + 1 && fail_style.more)
+			printf("%s\n", fail_style.more);
+		return;
+	}
+	va_start(ap, fmt);
+	vreport(fail_style.fail, fmt, ap);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fail_style.die, fmt, ap);
+	va_end(ap);
+	exit(fail_style.status);
 }
 
 const char *dev_name(int which)
