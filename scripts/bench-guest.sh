@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Inside the test VM (see scripts/bench.sh): perftest for Soft-RoCE (rxe)
-# and for dray on the same routed veth pair (tests/rdma/lib.sh), one kind
+# and for dray on the same routed veth pair (tests/lib.sh), one kind
 # at a time and alternating: every repetition runs the whole set for rxe,
 # then for dray, so that both see the same host load. Prints a table of
 # medians with dray/rxe ratios and the issue's targets, then the system
@@ -38,8 +38,8 @@ set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 ROOT=$(cd "$HERE/.." && pwd -P)
-# shellcheck source=tests/rdma/lib.sh
-. "$ROOT/tests/rdma/lib.sh"
+# shellcheck source=tests/lib.sh
+. "$ROOT/tests/lib.sh"
 
 reps=3
 kinds="rxe dray"

@@ -14,8 +14,8 @@
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
-# shellcheck source=tests/rdma/lib.sh
-. "$repo/tests/rdma/lib.sh"
+# shellcheck source=tests/lib.sh
+. "$repo/tests/lib.sh"
 eval "$("${DRAY_RDMA_ENV:-$repo/scripts/rdma-env.sh}")" || {
 	echo "not ok 1 - cm.setup # no rdma-core build"
 	echo "cm: 0 passed, 1 failed"

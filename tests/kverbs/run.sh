@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Inside the test VM: the kernel-verbs tests. Sets up dray0 and dray1 on
-# the routed veth pair (tests/rdma/lib.sh), loads dray_ktest.ko, which
+# the routed veth pair (tests/lib.sh), loads dray_ktest.ko, which
 # runs its tests at load time and logs TAP lines, and prints them with
 # "kverbs: N passed, N failed".
 #
@@ -10,8 +10,8 @@ set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 ko=${1:-$repo/build/ktest/dray_ktest.ko}
-# shellcheck source=tests/rdma/lib.sh
-. "$repo/tests/rdma/lib.sh"
+# shellcheck source=tests/lib.sh
+. "$repo/tests/lib.sh"
 
 fail_setup() {
 	echo "not ok 1 - kverbs.setup # $1"

@@ -8,7 +8,7 @@
 #
 # Creates the routed veth pair (veth0 10.0.0.1 <-> veth1 10.0.0.2) with
 # one device of the kind on each end (dray0/dray1 or rxe0/rxe1; see
-# tests/rdma/lib.sh) and runs the suite of the rdma-core tree the build
+# tests/lib.sh) and runs the suite of the rdma-core tree the build
 # uses (build/rdma-core/tests, unpatched) against the first device, with
 # the IPv4 RoCEv2 GID, as `run_tests.py --dev DEV --gid N -v [TEST...]`
 # would (TEST: e.g. tests.test_qp or tests.test_qp.QPTest.test_modify_qp).
@@ -33,8 +33,8 @@ set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 ROOT=$(cd "$HERE/../.." && pwd -P)
-# shellcheck source=tests/rdma/lib.sh
-. "$ROOT/tests/rdma/lib.sh"
+# shellcheck source=tests/lib.sh
+. "$ROOT/tests/lib.sh"
 
 kind=${1:-dray}
 case $kind in

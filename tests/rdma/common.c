@@ -4,9 +4,11 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,6 +109,62 @@ uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
+struct fail_style fail_style = {
+	.fail = "FAIL: ",
+	.die = "FAIL: ",
+	.status = 1,
+};
+uint64_t fail_count;
+
+static void vreport(const char *start, const char *fmt, va_list ap)
+{
+	printf("%s", start);
+	vprintf(fmt, ap);
+	printf("\n");
+}
+
+void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fail_count++;
+	if (fail_style.shown && fail_count > fail_style.shown) {
+		if (fail_count == fail_style.shown + 1 && fail_style.more)
+			printf("%s\n", fail_style.more);
+		return;
+	}
+	va_start(ap, fmt);
+	vreport(fail_style.fail, fmt, ap);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fail_style.die, fmt, ap);
+	va_end(ap);
+	exit(fail_style.status);
+}
+
+const char *dev_name(int which)
+{
+	const char *v = getenv(which ? "DRAY_TEST_DEV_B" : "DRAY_TEST_DEV_A");
+
+	if (v && *v)
+		return v;
+	return which ? "dray1" : "dray0";
+}
+
+void *page_buf(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 struct ibv_context *open_device(const char *name)
 {
 	struct ibv_device **list, *dev = NULL;
@@ -130,7 +188,7 @@ struct ibv_context *open_device(const char *name)
 	return ctx;
 }
 
-static bool ipv4_mapped(const union ibv_gid *g)
+bool ipv4_mapped(const union ibv_gid *g)
 {
 	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 					 0xff, 0xff };

@@ -72,6 +72,38 @@ size_t first_not(const void *p, size_t n, uint8_t v);
 
 uint64_t now_us(void);
 
+/*
+ * The error reports of the stand-alone tests (integrity, hostile), one
+ * line each on stdout. fail() counts an error in fail_count and prints
+ * it after fail_style.fail: the first fail_style.shown of them (0: every
+ * one), then the line fail_style.more once. die() prints a fatal error
+ * after fail_style.die and exits with fail_style.status. A program sets
+ * fail_style before its first report.
+ */
+struct fail_style {
+	const char *fail;	/* the start of a fail() line */
+	const char *die;	/* the start of a die() line */
+	int status;		/* die()'s exit status */
+	uint64_t shown;		/* fail() lines printed at the most, 0: all */
+	const char *more;	/* the line after the last one shown */
+};
+
+extern struct fail_style fail_style;
+extern uint64_t fail_count;
+
+void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
+					     noreturn));
+
+/*
+ * The device a test runs on: which 0 is DRAY_TEST_DEV_A (default dray0),
+ * 1 DRAY_TEST_DEV_B (default dray1).
+ */
+const char *dev_name(int which);
+
+/* len bytes of zeroed anonymous memory, page aligned; NULL on failure */
+void *page_buf(size_t len);
+
 /* Open the ib_device called name (NULL: the first one); errno on failure. */
 struct ibv_context *open_device(const char *name);
 
@@ -81,6 +113,8 @@ struct ibv_context *open_device(const char *name);
  * else the first RoCEv2 GID. Fills gid. Returns the index or -errno.
  */
 int pick_gid(struct ibv_context *ctx, int want, union ibv_gid *gid);
+/* Whether g holds an IPv4-mapped address (::ffff:a.b.c.d) */
+bool ipv4_mapped(const union ibv_gid *g);
 
 /* Whether a device is Soft-RoCE (for documented rxe deviations). */
 bool is_rxe(struct ibv_context *ctx);

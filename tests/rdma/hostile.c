@@ -74,37 +74,6 @@ static struct {
 } opt = { .gid_index = -1, .rounds = 48 };
 
 static struct rng rng;
-static int failures;
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	failures++;
-	printf("hostile: FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
-						     noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("hostile: FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	exit(KSFT_FAIL);
-}
-
 /* Raw uverbs: the legacy write() commands */
 
 static int ufd = -1;
@@ -995,6 +964,11 @@ int main(int argc, char **argv)
 	int c, r, ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	fail_style = (struct fail_style){
+		.fail = "hostile: FAIL: ",
+		.die = "hostile: FAIL: ",
+		.status = KSFT_FAIL,
+	};
 	opt.dev = getenv("DRAY_TEST_DEV_A");
 	if (!opt.dev || !*opt.dev)
 		opt.dev = "dray0";
@@ -1143,7 +1117,7 @@ int main(int argc, char **argv)
 
 	printf("hostile: %d rounds, %u in error; %u CQEs (%u ok, %u errors)\n",
 	       opt.rounds, err_rounds, all.total, all.success, all.errors);
-	printf("hostile: %s (seed %#" PRIx64 ")\n", failures ? "FAIL" : "PASS",
+	printf("hostile: %s (seed %#" PRIx64 ")\n", fail_count ? "FAIL" : "PASS",
 	       opt.seed);
-	return failures ? KSFT_FAIL : KSFT_PASS;
+	return fail_count ? KSFT_FAIL : KSFT_PASS;
 }

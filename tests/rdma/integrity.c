@@ -160,7 +160,6 @@ static struct stats st;
 static struct op ops[MAX_BATCH];
 static int nops;
 static uint64_t batch_no;
-static uint64_t errors;
 static uint64_t max_len;	/* largest op length (max_msg_sz capped) */
 static uint64_t big_len;
 static uint32_t path_mtu;	/* bytes */
@@ -213,40 +212,6 @@ static uint64_t cover_len(int shape)
 	if (lo > hi)
 		lo = hi;
 	return rng_range(&rng, lo, hi);
-}
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	errors++;
-	if (errors > MAX_REPORT) {
-		if (errors == MAX_REPORT + 1)
-			printf("integrity: more errors follow, not shown\n");
-		return;
-	}
-	printf("integrity: ERROR: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
-						     noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("integrity: SETUP FAILED: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	exit(2);
 }
 
 static void describe(const struct op *o, int idx, char *out, size_t len)
@@ -978,7 +943,7 @@ static bool wait_completions(void)
 	uint64_t deadline = now_us() + (uint64_t)opt.wait_ms * 1000;
 	int want = expected_completions(), got = 0;
 	unsigned int idle = 0;
-	uint64_t err_before = errors;
+	uint64_t err_before = fail_count;
 
 	while (got < want) {
 		int c, progress = 0;
@@ -1001,7 +966,7 @@ static bool wait_completions(void)
 		 * After an error completion the rest are flushes, and a
 		 * receive may never complete: wait 2 s more at most.
 		 */
-		if (errors != err_before) {
+		if (fail_count != err_before) {
 			uint64_t soon = now_us() + 2000000;
 
 			if (got >= want)
@@ -1017,7 +982,7 @@ static bool wait_completions(void)
 			if (now_us() > deadline) {
 				int i;
 
-				if (errors != err_before)
+				if (fail_count != err_before)
 					return false;
 				fail("timeout after %u ms: %d of %d completions in batch %" PRIu64,
 				     opt.wait_ms, got, want, batch_no);
@@ -1039,7 +1004,7 @@ static bool wait_completions(void)
 			sched_yield();
 		}
 	}
-	return errors == err_before;
+	return fail_count == err_before;
 }
 
 /* Verification */
@@ -1316,7 +1281,8 @@ static void report(uint64_t t0, bool ok)
 		printf("integrity: %u covering operations first (path MTU %u)\n",
 		       cover_next, path_mtu);
 	printf("integrity: %s (seed %#" PRIx64 ", %" PRIu64 " error%s)\n",
-	       ok ? "PASS" : "FAIL", opt.seed, errors, errors == 1 ? "" : "s");
+	       ok ? "PASS" : "FAIL", opt.seed, fail_count,
+	       fail_count == 1 ? "" : "s");
 }
 
 static void teardown(void)
@@ -1435,6 +1401,14 @@ int main(int argc, char **argv)
 	bool seeded = false, ok = true;
 	int c;
 
+	fail_style = (struct fail_style){
+		.fail = "integrity: ERROR: ",
+		.die = "integrity: SETUP FAILED: ",
+		.status = 2,
+		.shown = MAX_REPORT,
+		.more = "integrity: more errors follow, not shown",
+	};
+
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -1534,14 +1508,14 @@ int main(int argc, char **argv)
 		if (!opt.quiet && now_us() - last > 10 * 1000000ULL) {
 			last = now_us();
 			printf("integrity: %" PRIu64 "/%" PRIu64 " ops, %" PRIu64
-			       " errors\n", done, opt.iters, errors);
+			       " errors\n", done, opt.iters, fail_count);
 		}
-		if (errors)
+		if (fail_count)
 			ok = false;
 	}
 	if (ok) {
 		check_whole_buffers();
-		ok = errors == 0;
+		ok = fail_count == 0;
 	}
 	report(t0, ok);
 	if (ok)

@@ -38,8 +38,8 @@ guest() {
 	if [[ ${LD_LIBRARY_PATH:-} != *rdma-core/build/lib* ]]; then
 		s=$("$ROOT/scripts/rdma-env.sh" 2>/dev/null) && eval "$s"
 	fi
-	# shellcheck source=tests/rdma/lib.sh
-	. "$HERE/lib.sh"
+	# shellcheck source=tests/lib.sh
+	. "$ROOT/tests/lib.sh"
 
 	if [[ $role == server ]]; then
 		my_ip=$SRV_IP peer_ip=$CLI_IP

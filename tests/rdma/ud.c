@@ -24,10 +24,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "kselftest_harness.h"
-#include "common.h"
+#include "harness.h"
 
-#define WAIT_MS		20000	/* generous for TCG; passing tests never wait */
 #define QUIET_MS	500	/* how long "nothing arrives" is watched */
 #define QKEY		0x11111111U
 #define QKEY_OWN	0x80000000U	/* in a WR: use the QP's own Q_Key */
@@ -41,45 +39,6 @@
 #define HOP_LIMIT	64
 #define TCLASS		0x28
 #define FILL		0xee		/* receive buffers before a receive */
-
-static const char *dev_name(int which)
-{
-	const char *v = getenv(which ? "DRAY_TEST_DEV_B" : "DRAY_TEST_DEV_A");
-
-	if (v && *v)
-		return v;
-	return which ? "dray1" : "dray0";
-}
-
-/* See verbs_err.c: leave a fixture setup through the harness's jump. */
-#define SETUP_SKIP(fmt, ...) do {					\
-	SKIP((void)0, fmt, ##__VA_ARGS__);				\
-	longjmp(_metadata->env, 1);					\
-} while (0)
-
-#define EXPECT_STATUS(_want, _wc) do {					\
-	EXPECT_EQ((_want), (_wc).status)				\
-		TH_LOG("completion status %s (%d), expected %s",	\
-		       ibv_wc_status_str((_wc).status), (_wc).status,	\
-		       ibv_wc_status_str(_want));			\
-} while (0)
-
-static int verb_ret;
-#define ASSERT_ERRNO(_want, _ret)					\
-	ASSERT_EQ((_want), (verb_ret = (_ret)))				\
-		TH_LOG("%s: got %s (%d), expected %s", #_ret,		\
-		       verb_ret ? strerror(verb_ret) : "success",	\
-		       verb_ret, strerror(_want))
-
-#define ASSERT_NULL_ERRNO(_want, _expr) do {				\
-	void *__p;							\
-	errno = 0;							\
-	__p = (void *)(_expr);						\
-	ASSERT_EQ(NULL, __p) TH_LOG("%s succeeded", #_expr);		\
-	ASSERT_EQ((_want), errno)					\
-		TH_LOG("%s: errno %s (%d), expected %s", #_expr,	\
-		       strerror(errno), errno, strerror(_want));	\
-} while (0)
 
 /* One side: a context, PDs, CQs, a UD QP in RTS, a buffer, an AH. */
 struct ud_end {
@@ -111,22 +70,6 @@ FIXTURE_VARIANT_ADD(ud, two_dev_ipv4) { .one_dev = false, .ipv6 = false };
 FIXTURE_VARIANT_ADD(ud, two_dev_ipv6) { .one_dev = false, .ipv6 = true };
 FIXTURE_VARIANT_ADD(ud, one_dev_ipv4) { .one_dev = true, .ipv6 = false };
 FIXTURE_VARIANT_ADD(ud, one_dev_ipv6) { .one_dev = true, .ipv6 = true };
-
-static void *page_buf(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static bool gid_v4(const union ibv_gid *g)
-{
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					 0xff, 0xff };
-
-	return !memcmp(g->raw, pfx, sizeof(pfx));
-}
 
 static struct ibv_qp *ud_qp(struct ibv_pd *pd, struct ibv_cq *scq,
 			    struct ibv_cq *rcq)
@@ -204,7 +147,7 @@ static void end_setup(struct __test_metadata *_metadata, struct ud_end *e,
 	e->mtu = 128U << e->port.active_mtu;
 	g = pick_gid(e->ctx, ipv6 ? 0 : -1, &e->gid);
 	ASSERT_LE(0, g) TH_LOG("no RoCEv2 GID on %s", name);
-	ASSERT_EQ(ipv6, !gid_v4(&e->gid))
+	ASSERT_EQ(ipv6, !ipv4_mapped(&e->gid))
 		TH_LOG("%s: GID %d is not %s", name, g, ipv6 ? "IPv6" : "IPv4");
 	e->gid_index = g;
 	e->pd = ibv_alloc_pd(e->ctx);
@@ -281,30 +224,6 @@ FIXTURE_TEARDOWN(ud)
 }
 
 /* Helpers */
-
-static struct ibv_wc wait_wc(struct __test_metadata *_metadata,
-			     struct ibv_cq *cq)
-{
-	struct ibv_wc wc;
-	int n;
-
-	memset(&wc, 0, sizeof(wc));
-	n = poll_n(cq, &wc, 1, WAIT_MS);
-	ASSERT_EQ(1, n) TH_LOG("no completion within %d ms", WAIT_MS);
-	return wc;
-}
-
-static void expect_no_wc(struct __test_metadata *_metadata, struct ibv_cq *cq,
-			 unsigned int ms)
-{
-	struct ibv_wc wc;
-	int n = poll_n(cq, &wc, 1, ms);
-
-	EXPECT_EQ(0, n)
-		TH_LOG("unexpected completion: wr_id %#llx status %s",
-		       (unsigned long long)wc.wr_id,
-		       ibv_wc_status_str(wc.status));
-}
 
 /* Post one receive of len bytes at e->buf + off (filled with FILL). */
 static int post_recv(struct ud_end *e, uint64_t wr_id, size_t off,
@@ -406,7 +325,7 @@ static void check_grh(struct __test_metadata *_metadata, const uint8_t *grh,
 {
 	uint32_t udp_len = 8 + udp_payload(len, imm);
 
-	if (gid_v4(&from->gid)) {
+	if (ipv4_mapped(&from->gid)) {
 		const uint8_t *ip = grh + 20;
 		struct iphdr h;
 

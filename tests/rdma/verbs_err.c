@@ -22,10 +22,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
-#include "common.h"
+#include "harness.h"
 
-#define WAIT_MS		20000	/* generous for TCG; passing tests never wait */
 #define BUF_LEN		(64 * 1024)
 #define MR_LEN		(16 * 1024)	/* the main MR: buf[0..MR_LEN) */
 #define CQE		128
@@ -37,90 +35,11 @@
 #define ALL_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
-static const char *dev_name(int which)
-{
-	const char *v = getenv(which ? "DRAY_TEST_DEV_B" : "DRAY_TEST_DEV_A");
-
-	if (v && *v)
-		return v;
-	return which ? "dray1" : "dray0";
-}
-
 static int gid_want(void)
 {
 	const char *v = getenv("DRAY_TEST_GID_INDEX");
 
 	return v && *v ? atoi(v) : -1;
-}
-
-/*
- * Skip from a fixture setup: the 6.1 harness would run the test body
- * after a plain SKIP() there, so leave through the harness's jump buffer
- * (no teardown runs: the setup cleans up what it made).
- */
-#define SETUP_SKIP(fmt, ...) do {					\
-	SKIP((void)0, fmt, ##__VA_ARGS__);				\
-	longjmp(_metadata->env, 1);					\
-} while (0)
-
-#define EXPECT_STATUS(_want, _wc) do {					\
-	EXPECT_EQ((_want), (_wc).status)				\
-		TH_LOG("completion status %s (%d), expected %s",	\
-		       ibv_wc_status_str((_wc).status), (_wc).status,	\
-		       ibv_wc_status_str(_want));			\
-} while (0)
-
-/* The verb's return value (0 or a positive errno) is _want. */
-static int verb_ret;
-#define ASSERT_ERRNO(_want, _ret)					\
-	ASSERT_EQ((_want), (verb_ret = (_ret)))				\
-		TH_LOG("%s: got %s (%d), expected %s", #_ret,		\
-		       verb_ret ? strerror(verb_ret) : "success",	\
-		       verb_ret, strerror(_want))
-
-/* A NULL result with errno _want */
-#define ASSERT_NULL_ERRNO(_want, _expr) do {				\
-	void *__p;							\
-	errno = 0;							\
-	__p = (void *)(_expr);						\
-	ASSERT_EQ(NULL, __p) TH_LOG("%s succeeded", #_expr);		\
-	ASSERT_EQ((_want), errno)					\
-		TH_LOG("%s: errno %s (%d), expected %s", #_expr,	\
-		       strerror(errno), errno, strerror(_want));	\
-} while (0)
-
-/* Poll one completion from cq, failing the test after WAIT_MS. */
-static struct ibv_wc wait_wc(struct __test_metadata *_metadata,
-			     struct ibv_cq *cq)
-{
-	struct ibv_wc wc;
-	int n;
-
-	memset(&wc, 0, sizeof(wc));
-	n = poll_n(cq, &wc, 1, WAIT_MS);
-	ASSERT_EQ(1, n) TH_LOG("no completion within %d ms", WAIT_MS);
-	return wc;
-}
-
-/* No completion shows up on cq for ms milliseconds. */
-static void expect_no_wc(struct __test_metadata *_metadata, struct ibv_cq *cq,
-			 unsigned int ms)
-{
-	struct ibv_wc wc;
-	int n = poll_n(cq, &wc, 1, ms);
-
-	EXPECT_EQ(0, n)
-		TH_LOG("unexpected completion: wr_id %#llx status %s",
-		       (unsigned long long)wc.wr_id,
-		       ibv_wc_status_str(wc.status));
-}
-
-static void *page_buf(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
 }
 
 static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *scq,
