@@ -13,6 +13,7 @@
 #   make kverbs        kernel-verbs tests (tests/kverbs/dray_ktest.ko) in the VM
 #   make interop       wire interop with Soft-RoCE (rxe) in the VM (`test` runs a subset)
 #   make cm            RDMA CM over the GSI QP in the VM (tests/cm/run.sh)
+#   make storage       NVMe-oF and NFS over RDMA in the VM (tests/storage/run.sh)
 #   make pyverbs       rdma-core's pyverbs suite against dray0 in the VM
 
 KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
@@ -27,7 +28,7 @@ KSRC := Kbuild drivers include
 KTEST := $(BUILD)/ktest
 
 .PHONY: all module kmod ktest-mod provider unit selftests check demo test smoke \
-	kverbs interop cm pyverbs clean
+	kverbs interop cm storage pyverbs clean
 
 all: module provider
 
@@ -79,6 +80,9 @@ interop: module provider
 
 cm: module provider
 	scripts/vm-run.sh --timeout 900 --module $(BUILD)/dray.ko -- tests/cm/run.sh
+
+storage: module
+	scripts/vm-run.sh --timeout 1800 --module $(BUILD)/dray.ko -- tests/storage/run.sh dray
 
 pyverbs: module provider
 	scripts/vm-run.sh --timeout 3600 --module $(BUILD)/dray.ko -- tests/pyverbs/run.sh dray

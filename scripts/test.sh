@@ -14,8 +14,11 @@
 #   6. the kernel verbs through a test module in the VM (tests/kverbs/)
 #   7. RDMA CM over the GSI QP in the VM (tests/cm/run.sh: rping, ucmatose,
 #      udaddy, fi_pingpong, perftest -R)
-#   8. rdma-core's pyverbs suite against dray0 in the VM (tests/pyverbs/)
-#   9. wire interop with Soft-RoCE, dray0 <-> rxe0 in the VM: the subset
+#   8. kernel storage over RDMA in the VM (tests/storage/run.sh): NVMe over
+#      Fabrics (nvmet-rdma, nvme-rdma, fio with verification) and NFS
+#      over RDMA (nfsd, proto=rdma), both on fast registration
+#   9. rdma-core's pyverbs suite against dray0 in the VM (tests/pyverbs/)
+#  10. wire interop with Soft-RoCE, dray0 <-> rxe0 in the VM: the subset
 #      pingpong, capture (tshark decode, ICRC check) and rping of
 #      tests/interop/interop.sh (`make interop` runs all of it)
 #
@@ -102,6 +105,8 @@ must make -s ktest-mod
 stage kverbs scripts/vm-run.sh --timeout 600 --module build/dray.ko -- \
 	tests/kverbs/run.sh build/ktest/dray_ktest.ko
 stage cm scripts/vm-run.sh --timeout 900 --module build/dray.ko -- tests/cm/run.sh
+stage storage scripts/vm-run.sh --timeout 1800 --module build/dray.ko -- \
+	tests/storage/run.sh dray
 stage pyverbs scripts/vm-run.sh --timeout 2400 --module build/dray.ko -- \
 	tests/pyverbs/run.sh dray
 must make -s -C tests/interop

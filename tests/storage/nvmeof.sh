@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# The NVMe over Fabrics group of tests/storage/run.sh (sourced): the
+# kernel's own NVMe host (nvme-rdma) and target (nvmet-rdma) with the
+# distribution's nvme-cli and fio. The target exports a file on tmpfs as
+# namespace 1 of a subsystem on an RDMA port at dev_b's address (veth1,
+# 10.0.0.2); the host connects from dev_a's (veth0, 10.0.0.1), so every
+# I/O crosses the veth pair through both devices. The host registers
+# every data buffer with fast registration (REG_MR) and the target
+# invalidates the keys with SEND_WITH_INV, or the host with LOCAL_INV.
+#
+# fio with crc32c verification (random and sequential writes of 4 KiB to
+# 1 MiB at queue depth 32, read back and checked; random 4 KiB reads; a
+# mix), then disconnect and a clean teardown.
+
+nvmeof_out=/tmp/nvmeof
+nqn=nqn.2026-12.dev.dray:test
+hostnqn=nqn.2026-12.dev.dray:host
+hostid=6a4d5f0e-3c1b-4e8a-9d2f-7b6c5a4e3d21
+cfg=/sys/kernel/config/nvmet
+img=/tmp/nvmet-ns1.img
+port_id=1
+
+# The controller device of our subsystem, once it exists (nvme0, ...).
+ctrl_of() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[[ -r $c/subsysnqn && $(<"$c/subsysnqn") == "$nqn" ]] &&
+			echo "${c##*/}" && return 0
+	done
+	return 1
+}
+
+# The namespace's block device (nvme0n1, ...; with native multipath the
+# head device, whose device/ is the subsystem, not the hidden per-path
+# nvme0c0n1).
+blk_of() {
+	local b
+	for b in /sys/block/nvme*; do
+		[[ -b /dev/${b##*/} && -r $b/device/subsysnqn &&
+			$(<"$b/device/subsysnqn") == "$nqn" ]] &&
+			echo "${b##*/}" && return 0
+	done
+	return 1
+}
+
+# nvmeof_fio BLK NAME ARGS...: fio on /dev/BLK must exit 0 with no I/O or
+# verify error; the bandwidth goes into the TAP line.
+nvmeof_fio() {
+	local blk=$1 name=$2 o=$nvmeof_out/$2
+	shift 2
+	if timeout 300 fio --name="$name" --filename="/dev/$blk" --direct=1 \
+		--ioengine=libaio --group_reporting --output="$o.txt" \
+		"$@" >"$o.err" 2>&1 &&
+		grep -q "err= 0" "$o.txt" &&
+		! grep -qiE "verify: bad|verify failed|crc32c" "$o.err"; then
+		tap_ok "storage.nvmeof.fio.$name: $(grep -oE '(READ|WRITE): bw=[^,]*' \
+			"$o.txt" | tr '\n' ' ')"
+	else
+		tap_fail "storage.nvmeof.fio.$name"
+		tail -15 "$o.txt" "$o.err" 2>/dev/null | sed 's/^/# /'
+		dmesg | tail -10 | sed 's/^/# /'
+	fi
+}
+
+# nvmeof_fail NAME DETAIL: a step the rest depends on failed.
+nvmeof_fail() {
+	tap_fail "storage.nvmeof.$1" "$2"
+	dmesg | tail -20 | sed 's/^/# /'
+	return 1
+}
+
+# nvmeof_lane: the NVMe-oF group (the top of this file).
+nvmeof_lane() {
+	local m i ctrl blk trtype addr nh nt nm
+	mkdir -p "$nvmeof_out"
+	for m in nvmet nvmet-rdma nvme-rdma; do
+		modprobe "$m" || { nvmeof_fail setup "modprobe $m"; return; }
+	done
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+
+	# --- target: subsystem, namespace on a tmpfs file, RDMA port on dev_b ---------
+	truncate -s 192M "$img"
+	mkdir "$cfg/subsystems/$nqn" || { nvmeof_fail target "subsystem"; return; }
+	echo 1 >"$cfg/subsystems/$nqn/attr_allow_any_host"
+	mkdir "$cfg/subsystems/$nqn/namespaces/1"
+	echo "$img" >"$cfg/subsystems/$nqn/namespaces/1/device_path"
+	# tmpfs has no O_DIRECT: the file backend does buffered I/O.
+	echo 1 >"$cfg/subsystems/$nqn/namespaces/1/buffered_io"
+	if ! echo 1 >"$cfg/subsystems/$nqn/namespaces/1/enable"; then
+		nvmeof_fail target "namespace enable"
+		return
+	fi
+	mkdir "$cfg/ports/$port_id"
+	echo rdma >"$cfg/ports/$port_id/addr_trtype"
+	echo ipv4 >"$cfg/ports/$port_id/addr_adrfam"
+	echo "$ADDR_B" >"$cfg/ports/$port_id/addr_traddr"
+	echo 4420 >"$cfg/ports/$port_id/addr_trsvcid"
+	if ! ln -s "$cfg/subsystems/$nqn" "$cfg/ports/$port_id/subsystems/$nqn"; then
+		nvmeof_fail target "RDMA port on $ADDR_B ($dev_b)"
+		return
+	fi
+	tap_ok "storage.nvmeof.target: nvmet subsystem, tmpfs namespace, RDMA port $ADDR_B:4420"
+
+	# --- host: connect from dev_a's address ---------------------------------------
+	if ! timeout 60 nvme connect -t rdma -a "$ADDR_B" -s 4420 -w "$ADDR_A" \
+		-n "$nqn" --hostnqn="$hostnqn" --hostid="$hostid" >"$nvmeof_out/connect" 2>&1; then
+		show "$nvmeof_out/connect"
+		nvmeof_fail connect "nvme connect -t rdma failed"
+		return
+	fi
+	ctrl='' blk=''
+	for ((i = 0; i < 300; i++)); do
+		ctrl=$(ctrl_of) && blk=$(blk_of) && [[ -b /dev/$blk ]] && break
+		sleep 0.1
+	done
+	if [[ -z $blk || ! -b /dev/$blk ]]; then
+		nvmeof_fail connect "no namespace block device (controller '$ctrl')"
+		return
+	fi
+	trtype=$(<"/sys/class/nvme/$ctrl/transport")
+	addr=$(<"/sys/class/nvme/$ctrl/address")
+	if [[ $trtype == rdma && $addr == *"traddr=$ADDR_B"* ]]; then
+		tap_ok "storage.nvmeof.connect: nvme connect -t rdma: $ctrl ($addr), /dev/$blk"
+	else
+		tap_fail "storage.nvmeof.connect: transport $trtype, address $addr"
+	fi
+
+	# The queues are kernel RC QPs of the two devices, connected through
+	# rdma_cm (the admin queue and one I/O queue per CPU): the host's on
+	# dev_a, the target's on dev_b; the host's MR pool (fast registration)
+	# is on dev_a.
+	rdma resource show qp >"$nvmeof_out/qps" 2>&1
+	rdma resource show mr >"$nvmeof_out/mrs" 2>&1
+	nh=$(grep -c "link $dev_a/.*type RC state RTS.*comm \[rdma_cm\]" "$nvmeof_out/qps")
+	nt=$(grep -c "link $dev_b/.*type RC state RTS.*comm \[rdma_cm\]" "$nvmeof_out/qps")
+	nm=$(grep -c "dev $dev_a .*comm \[nvme_rdma\]\|link $dev_a.*comm \[nvme_rdma\]" "$nvmeof_out/mrs")
+	if [[ $nh -ge 2 && $nt -ge 2 ]]; then
+		tap_ok "storage.nvmeof.qps: $nh connected RC QPs on $dev_a, $nt on $dev_b ($nm MRs of nvme_rdma on $dev_a)"
+	else
+		tap_fail "storage.nvmeof.qps: $nh connected RC QPs on $dev_a, $nt on $dev_b"
+		sed 's/^/# /' "$nvmeof_out/qps" | head -20
+	fi
+	sed 's/^/# /' "$nvmeof_out/mrs" | head -4
+
+	# --- fio with verification ------------------------------------------------
+	nvmeof_fio "$blk" randwrite-verify --rw=randwrite --bsrange=4k-1m --iodepth=32 \
+		--size=96m --verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--randrepeat=0 --runtime=120
+	nvmeof_fio "$blk" seqwrite-verify --rw=write --bs=128k --iodepth=32 --offset=96m \
+		--size=64m --verify=crc32c --verify_fatal=1 --do_verify=1 --runtime=120
+	nvmeof_fio "$blk" randread --rw=randread --bs=4k --iodepth=32 --size=160m \
+		--runtime=10 --time_based
+	nvmeof_fio "$blk" mixed-verify --rw=randrw --bsrange=4k-256k --iodepth=32 \
+		--offset=160m --size=32m --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 --randrepeat=0 --runtime=120
+
+	# --- disconnect and tear down -------------------------------------------------
+	if timeout 60 nvme disconnect -n "$nqn" >"$nvmeof_out/disconnect" 2>&1 &&
+		! ctrl_of >/dev/null; then
+		tap_ok "storage.nvmeof.disconnect: nvme disconnect, controller gone"
+	else
+		tap_fail "storage.nvmeof.disconnect"
+		show "$nvmeof_out/disconnect"
+	fi
+	rm -f "$cfg/ports/$port_id/subsystems/$nqn"
+	rmdir "$cfg/ports/$port_id"
+	echo 0 >"$cfg/subsystems/$nqn/namespaces/1/enable"
+	rmdir "$cfg/subsystems/$nqn/namespaces/1"
+	rmdir "$cfg/subsystems/$nqn"
+	if modprobe -r nvme-rdma nvmet-rdma 2>"$nvmeof_out/rmmod"; then
+		tap_ok "storage.nvmeof.teardown: nvmet config removed, nvme-rdma and nvmet-rdma unloaded"
+	else
+		tap_fail "storage.nvmeof.teardown" "$(head -1 "$nvmeof_out/rmmod")"
+	fi
+	rm -f "$img"
+}
