@@ -1738,6 +1738,73 @@ TEST_F(pair, recv_bad_lkey)
 	expect_a_in_error(_metadata, self);
 }
 
+/*
+ * SEND_WITH_INV naming a key the responder may not invalidate (B's
+ * ordinary MR: only fast-registration MRs and type 2 windows are): B
+ * completes the receive with a remote invalid request and its QP errs,
+ * A's SEND fails with a remote access error.
+ */
+TEST_F(pair, send_inv_of_ordinary_mr)
+{
+	struct ibv_sge sge = { A_BUF(0), 64, self->a.mr->lkey };
+	struct ibv_send_wr wr = {}, *bad = NULL;
+	struct ibv_wc wc;
+
+	ASSERT_ERRNO(0, recv1(self->b.qp, 7, B_BUF(0), 256, self->b.mr->lkey));
+	wr.wr_id = 0xe2;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = self->b.mr->rkey;
+	ASSERT_ERRNO(0, ibv_post_send(self->a.qp, &wr, &bad));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_EQ(0xe2ULL, wc.wr_id);
+	if (self->rxe && wc.status == IBV_WC_SUCCESS)
+		TH_LOG("rxe deviation: requester status SUCCESS for a key the responder refused to invalidate");
+	else
+		EXPECT_STATUS(IBV_WC_REM_ACCESS_ERR, wc);
+	wc = wait_wc(_metadata, self->b.cq);
+	EXPECT_EQ(7ULL, wc.wr_id);
+	EXPECT_STATUS(IBV_WC_REM_INV_REQ_ERR, wc);
+	EXPECT_QP_STATE(IBV_QPS_ERR, self->b.qp);
+}
+
+/* LOCAL_INV of an ordinary MR's key: refused, the QP in ERR. */
+TEST_F(pair, local_inv_of_ordinary_mr)
+{
+	struct ibv_send_wr wr = {}, *bad = NULL;
+	struct ibv_wc wc;
+
+	wr.wr_id = 0xe3;
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = self->a.mr->lkey;
+	ASSERT_ERRNO(0, ibv_post_send(self->a.qp, &wr, &bad));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_EQ(0xe3ULL, wc.wr_id);
+	EXPECT_STATUS(IBV_WC_LOC_QP_OP_ERR, wc);
+	expect_a_in_error(_metadata, self);
+}
+
+/* LOCAL_INV takes no data: posting it with an SGE fails with EINVAL. */
+TEST_F(pair, post_local_inv_with_sge)
+{
+	struct ibv_sge sge = { A_BUF(0), 8, self->a.mr->lkey };
+	struct ibv_send_wr wr = {}, *bad = NULL;
+
+	if (self->rxe)
+		SKIP(return, "rxe posts it and fails it later");
+	wr.wr_id = 0xe4;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.invalidate_rkey = self->a.mr->lkey;
+	ASSERT_EQ(EINVAL, ibv_post_send(self->a.qp, &wr, &bad));
+	EXPECT_EQ(&wr, bad);
+	expect_no_wc(_metadata, self->a.cq, 200);
+}
+
 /* Retries */
 
 /* No receive posted and rnr_retry 0: RNR retry exceeded at once. */

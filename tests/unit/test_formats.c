@@ -43,6 +43,7 @@ UNIT_TEST(output_layouts)
 	CHECK_EQ(sizeof(struct dray_device_caps), 128);
 	CHECK_EQ(offsetof(struct dray_device_caps, node_guid), 8);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_uar), 48);
+	CHECK_EQ(offsetof(struct dray_device_caps, max_fr_pages), 120);
 	CHECK_EQ(sizeof(struct dray_port_attr), 32);
 	CHECK_EQ(offsetof(struct dray_port_attr, eth_mtu), 4);
 	CHECK_EQ(offsetof(struct dray_port_attr, mac), 16);
@@ -153,6 +154,16 @@ UNIT_TEST(send_wqe_layout)
 	CHECK_EQ(offsetof(struct dray_sq_wqe, u.ud_av.av), 28);
 	CHECK_EQ(offsetof(struct dray_sq_wqe, u.ud_av.av) +
 		 sizeof(struct dray_path), DRAY_SQ_WQE_HDR_SIZE);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.inv.rkey), 16);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.reg.key), 16);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.reg.access), 20);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.reg.iova), 24);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.reg.length), 32);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.reg.pbl_addr), 40);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.reg.n_pages), 48);
+	CHECK_EQ(DRAY_WQE_SEND_INV, 0x07);
+	CHECK_EQ(DRAY_WQE_LOCAL_INV, 0x08);
+	CHECK_EQ(DRAY_WQE_REG_MR, 0x09);
 
 	CHECK_EQ(sizeof(struct dray_sge), DRAY_SGE_SIZE);
 	CHECK_EQ(DRAY_SGE_SIZE, 16);
@@ -177,6 +188,7 @@ UNIT_TEST(cqe_and_doorbell_layout)
 	CHECK_EQ(offsetof(struct dray_cqe, opcode), 20);
 	CHECK_EQ(offsetof(struct dray_cqe, status), 21);
 	CHECK_EQ(offsetof(struct dray_cqe, vendor_err), 22);
+	CHECK_EQ(offsetof(struct dray_cqe, inv_rkey), 24);
 	/* The flags byte (phase bit) is the last byte: written last. */
 	CHECK_EQ(offsetof(struct dray_cqe, flags), DRAY_CQE_SIZE - 1);
 
@@ -216,6 +228,13 @@ UNIT_TEST(shared_numbers)
 	CHECK_EQ(DRAY_VERR_LKEY, 0x88);
 	CHECK_EQ(DRAY_VERR_LKEY_RANGE, 0x8b);
 	CHECK_EQ(DRAY_VERR_WQE_INDEX, 0x8d);
+	CHECK_EQ(DRAY_VERR_RESP_INVALIDATE, 0x0d);
+	CHECK_EQ(DRAY_VERR_LKEY_STATE, 0x8e);
+	CHECK_EQ(DRAY_VERR_FR_KEY, 0x8f);
+	CHECK_EQ(DRAY_VERR_FR_VALID, 0x90);
+	CHECK_EQ(DRAY_VERR_FR_PARAMS, 0x91);
+	CHECK_EQ(DRAY_VERR_FR_PRIV, 0x92);
+	CHECK_EQ(DRAY_VERR_INV_KEY, 0x93);
 }
 
 UNIT_TEST(uar_layout)

@@ -372,6 +372,17 @@ UNIT_TEST(request_opcodes)
 	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_ATOMIC_FETCH_ADD, F | L),
 		 DRAY_OP_FETCH_ADD);
 	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_RDMA_READ, F), -1);
+	/* SEND with invalidate: the IETH rides on the last packet only. */
+	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_SEND_INV, F), DRAY_OP_SEND_FIRST);
+	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_SEND_INV, M),
+		 DRAY_OP_SEND_MIDDLE);
+	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_SEND_INV, L),
+		 DRAY_OP_SEND_LAST_INV);
+	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_SEND_INV, F | L),
+		 DRAY_OP_SEND_ONLY_INV);
+	/* Local operations put nothing on the wire. */
+	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_LOCAL_INV, F | L), -1);
+	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_REG_MR, F | L), -1);
 	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_OPCODE_MAX, F | L), -1);
 	CHECK_EQ(dray_wire_req_opcode(0xff, F | L), -1);
 	CHECK_EQ(dray_wire_read_resp_opcode(F), DRAY_OP_READ_RESP_FIRST);

@@ -104,6 +104,8 @@ static enum ibv_wc_opcode dray_wc_opcode(const struct dray_cqe *cqe)
 		return IBV_WC_COMP_SWAP;
 	case DRAY_CQE_FETCH_ADD:
 		return IBV_WC_FETCH_ADD;
+	case DRAY_CQE_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
 	case DRAY_CQE_RECV:
 		return IBV_WC_RECV;
 	case DRAY_CQE_RECV_RDMA_IMM:
@@ -121,6 +123,8 @@ static unsigned int dray_wc_flags(const struct dray_cqe *cqe)
 
 	if (cqe->flags & DRAY_CQE_F_IMM)
 		flags |= IBV_WC_WITH_IMM;
+	else if (cqe->flags & DRAY_CQE_F_INV)
+		flags |= IBV_WC_WITH_INV;
 	if (cqe->flags & DRAY_CQE_F_GRH)
 		flags |= IBV_WC_GRH;
 	return flags;
@@ -214,6 +218,9 @@ static void dray_cqe_to_wc(const struct dray_cqe *cqe, uint64_t wr_id,
 	wc->byte_len = le32toh(cqe->byte_len);
 	/* Network order, as on the wire and as ibv_wc wants it. */
 	wc->imm_data = (cqe->flags & DRAY_CQE_F_IMM) ? cqe->imm_data : 0;
+	/* The same field: the key a SEND with invalidate named, host order. */
+	if (cqe->flags & DRAY_CQE_F_INV)
+		wc->invalidated_rkey = le32toh(cqe->inv_rkey);
 	wc->qp_num = le32toh(cqe->qpn);
 	wc->src_qp = le32toh(cqe->src_qpn);
 	wc->wc_flags = dray_wc_flags(cqe);
@@ -382,6 +389,9 @@ static __be32 dray_read_imm_data(struct ibv_cq_ex *ibcqx)
 {
 	const struct dray_cqe *cqe = to_dray_cq_ex(ibcqx)->cur_cqe;
 
+	/* ibv_wc_read_invalidated_rkey() reads the key, in host order, here. */
+	if (cqe->flags & DRAY_CQE_F_INV)
+		return (__force __be32)le32toh(cqe->inv_rkey);
 	return (cqe->flags & DRAY_CQE_F_IMM) ? cqe->imm_data : 0;
 }
 

@@ -182,6 +182,10 @@ static int dray_rc_wqe_opcode(enum ibv_wr_opcode opcode)
 		return DRAY_WQE_ATOMIC_CMP_SWP;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return DRAY_WQE_ATOMIC_FETCH_ADD;
+	case IBV_WR_SEND_WITH_INV:
+		return DRAY_WQE_SEND_INV;
+	case IBV_WR_LOCAL_INV:
+		return DRAY_WQE_LOCAL_INV;
 	default:
 		return -1;
 	}
@@ -209,7 +213,7 @@ static inline bool dray_qp_is_ud(const struct dray_qp *qp)
 static inline bool dray_wqe_op_inline_ok(uint8_t opcode)
 {
 	return opcode == DRAY_WQE_SEND || opcode == DRAY_WQE_SEND_IMM ||
-	       opcode == DRAY_WQE_RDMA_WRITE ||
+	       opcode == DRAY_WQE_SEND_INV || opcode == DRAY_WQE_RDMA_WRITE ||
 	       opcode == DRAY_WQE_RDMA_WRITE_IMM;
 }
 
@@ -359,6 +363,11 @@ static int dray_post_send_check(struct dray_qp *qp,
 			  qp->sq.max_sge);
 		return EINVAL;
 	}
+	if (unlikely(opcode == DRAY_WQE_LOCAL_INV &&
+		     (wr->num_sge || (wr->send_flags & IBV_SEND_INLINE)))) {
+		verbs_err(vctx, "QP %u: LOCAL_INV takes no data\n", qpn);
+		return EINVAL;
+	}
 	if (unlikely(dray_wqe_op_atomic(opcode) && wr->num_sge != 1)) {
 		verbs_err(vctx, "QP %u: atomic with %d SGEs, needs 1\n", qpn,
 			  wr->num_sge);
@@ -386,6 +395,10 @@ static void dray_write_send_wqe(struct dray_qp *qp,
 	switch (opcode) {
 	case DRAY_WQE_SEND_IMM:
 		wqe->imm_data = wr->imm_data;
+		break;
+	case DRAY_WQE_SEND_INV:
+	case DRAY_WQE_LOCAL_INV:
+		wqe->u.inv.rkey = htole32(wr->invalidate_rkey);
 		break;
 	case DRAY_WQE_RDMA_WRITE_IMM:
 		wqe->imm_data = wr->imm_data;
@@ -658,6 +671,23 @@ static void dray_wr_send_imm(struct ibv_qp_ex *ibqpx, __be32 imm_data)
 		wqe->imm_data = imm_data;
 }
 
+static void dray_wr_send_inv(struct ibv_qp_ex *ibqpx, uint32_t invalidate_rkey)
+{
+	struct dray_sq_wqe *wqe = dray_wr_new(ibqpx, DRAY_WQE_SEND_INV);
+
+	if (wqe)
+		wqe->u.inv.rkey = htole32(invalidate_rkey);
+}
+
+/* SGEs set on it by mistake make the device complete it in error. */
+static void dray_wr_local_inv(struct ibv_qp_ex *ibqpx, uint32_t invalidate_rkey)
+{
+	struct dray_sq_wqe *wqe = dray_wr_new(ibqpx, DRAY_WQE_LOCAL_INV);
+
+	if (wqe)
+		wqe->u.inv.rkey = htole32(invalidate_rkey);
+}
+
 static void dray_wr_set_rdma(struct dray_sq_wqe *wqe, uint32_t rkey,
 			     uint64_t remote_addr)
 {
@@ -837,6 +867,10 @@ void dray_qp_fill_wr_ops(struct dray_qp *qp, uint64_t send_ops_flags)
 		ibqpx->wr_send = dray_wr_send;
 	if (send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_IMM)
 		ibqpx->wr_send_imm = dray_wr_send_imm;
+	if (send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_INV)
+		ibqpx->wr_send_inv = dray_wr_send_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_LOCAL_INV)
+		ibqpx->wr_local_inv = dray_wr_local_inv;
 	if (send_ops_flags & IBV_QP_EX_WITH_RDMA_WRITE)
 		ibqpx->wr_rdma_write = dray_wr_rdma_write;
 	if (send_ops_flags & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
