@@ -49,6 +49,8 @@ enum dray_aq_opcode {
 	DRAY_CMD_DESTROY_QP	= 0x19,
 	DRAY_CMD_CREATE_AH	= 0x1a,
 	DRAY_CMD_DESTROY_AH	= 0x1b,
+	DRAY_CMD_CREATE_MW	= 0x1c,
+	DRAY_CMD_DESTROY_MW	= 0x1d,
 	DRAY_CMD_MAX_OPCODE,
 };
 
@@ -220,6 +222,23 @@ struct dray_cmd_destroy_mr {
 };
 
 /*
+ * CREATE_MW: a memory window of PD pdn, created unbound (FREE): no access
+ * goes through its key until a BIND_MW work request binds it to an MR
+ * (dray_queue.h). Its key shares the MR table's index space. result =
+ * key. DESTROY_MW unbinds it (if bound) and destroys it.
+ */
+struct dray_cmd_create_mw {
+	__le32	pdn;
+	__u8	type;		/* enum dray_mw_type */
+	__u8	reserved[3];
+};
+
+struct dray_cmd_destroy_mw {
+	__le32	key;
+	__le32	reserved;
+};
+
+/*
  * CREATE_CQ: a completion queue in a buffer of n_pages pages (the buffer
  * starts page aligned: doorbell record, then 2^log_depth CQEs). The device
  * raises completion events on EQ eqn. result = CQ number.
@@ -357,6 +376,8 @@ struct dray_aq_entry {
 		struct dray_cmd_qp		qp;
 		struct dray_cmd_create_ah	create_ah;
 		struct dray_cmd_destroy_ah	destroy_ah;
+		struct dray_cmd_create_mw	create_mw;
+		struct dray_cmd_destroy_mw	destroy_mw;
 		__u8				raw[DRAY_AQ_PAYLOAD_SIZE];
 	} u;
 };
@@ -405,7 +426,7 @@ struct dray_device_caps {
 	__le32	gid_tbl_len;
 	__le32	local_ca_ack_delay;
 	__le32	max_fr_pages;	/* page list entries of a FAST_REG MR */
-	__u8	reserved[4];
+	__le32	max_mw;		/* memory windows */
 };
 
 /* IBTA encodings used in dray_port_attr. */
@@ -471,6 +492,10 @@ static_assert(sizeof(struct dray_cmd_create_ah) == 24,
 	      "dray_cmd_create_ah size");
 static_assert(sizeof(struct dray_cmd_destroy_ah) == 8,
 	      "dray_cmd_destroy_ah size");
+static_assert(sizeof(struct dray_cmd_create_mw) == 8,
+	      "dray_cmd_create_mw size");
+static_assert(sizeof(struct dray_cmd_destroy_mw) == 8,
+	      "dray_cmd_destroy_mw size");
 static_assert(sizeof(struct dray_aq_entry) == DRAY_AQ_ENTRY_SIZE,
 	      "dray_aq_entry size");
 static_assert(sizeof(struct dray_aq_cqe) == DRAY_AQ_CQE_SIZE,

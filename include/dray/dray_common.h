@@ -47,12 +47,25 @@
 #define DRAY_PAGE_SHIFT		12
 #define DRAY_PAGE_SIZE		4096U
 
-/* Access rights of an MR (and remote rights of a QP); IBTA bit order. */
+/*
+ * Access rights of an MR or a memory window (and remote rights of a QP);
+ * IBTA bit order. MW_BIND: windows may be bound to the MR.
+ */
 #define DRAY_ACCESS_LOCAL_WRITE		0x1
 #define DRAY_ACCESS_REMOTE_WRITE	0x2
 #define DRAY_ACCESS_REMOTE_READ		0x4
 #define DRAY_ACCESS_REMOTE_ATOMIC	0x8
-#define DRAY_ACCESS_ALL			0xf
+#define DRAY_ACCESS_MW_BIND		0x10
+#define DRAY_ACCESS_REMOTE		(DRAY_ACCESS_REMOTE_WRITE | \
+					 DRAY_ACCESS_REMOTE_READ | \
+					 DRAY_ACCESS_REMOTE_ATOMIC)
+#define DRAY_ACCESS_ALL			0x1f
+
+/* Memory window types (IBTA: type 2 is bound to a QP; dray's 2 is 2B). */
+enum dray_mw_type {
+	DRAY_MW_TYPE_1	= 1,
+	DRAY_MW_TYPE_2	= 2,
+};
 
 /* QP types; IBTA numbering. */
 enum dray_qp_type {

@@ -81,6 +81,16 @@ struct dray_cq_db {
  * always applied), so no transfer of theirs still uses the MR. Both
  * complete in order like any WQE; one that cannot be done completes with
  * LOC_QP_OP_ERR (vendor_err says why) and the QP goes to ERR.
+ *
+ * BIND_MW is a local operation too (RC QPs): it binds the window whose
+ * index is in u.bind.mw_key, giving it that key, to
+ * [u.bind.addr, + u.bind.length) of the MR u.bind.mr_lkey with the remote
+ * rights u.bind.access, in send queue order like REG_MR. A type 2 window
+ * is bound to the QP that posted the bind (remote accesses must come on
+ * it) and must be unbound (FREE); a type 1 window may be rebound any time,
+ * and a length of 0 unbinds it. Refused, it completes with MW_BIND_ERR and
+ * the QP goes to ERR. LOCAL_INV and a SEND with invalidate make type 2
+ * windows FREE as they do FAST_REG MRs.
  */
 enum dray_wqe_opcode {
 	DRAY_WQE_SEND			= 0x00,
@@ -93,6 +103,7 @@ enum dray_wqe_opcode {
 	DRAY_WQE_SEND_INV		= 0x07,	/* u.inv.rkey for the peer */
 	DRAY_WQE_LOCAL_INV		= 0x08,	/* u.inv.rkey, local */
 	DRAY_WQE_REG_MR			= 0x09,	/* u.reg; DRAY_QP_F_PRIV only */
+	DRAY_WQE_BIND_MW		= 0x0a,	/* u.bind */
 	DRAY_WQE_OPCODE_MAX,
 };
 
@@ -169,9 +180,21 @@ struct dray_sq_wqe {
 			__le32	n_pages;	/* its le64 entries */
 			__le32	reserved2;
 		} reg;
+		struct {
+			__le32	mw_key;		/* the window's new key */
+			__le32	mr_lkey;	/* the MR it is bound to */
+			__le64	addr;		/* in the MR: its first byte */
+			__le64	length;		/* 0 (type 1): unbind */
+			__u8	access;		/* DRAY_ACCESS_REMOTE_* */
+			__u8	flags;		/* DRAY_BIND_F_* */
+			__u8	reserved[2];
+		} bind;
 		__u8	raw[48];
 	} u;
 };
+
+/* u.bind.flags: remote addresses are offsets into the window (type 2). */
+#define DRAY_BIND_F_ZERO_BASED	0x01
 
 /* Receive WQE: a 16-byte header, then num_sge SGEs. */
 #define DRAY_RQ_WQE_HDR_SIZE	16
@@ -190,6 +213,7 @@ enum dray_cqe_opcode {
 	DRAY_CQE_FETCH_ADD	= 0x04,
 	DRAY_CQE_LOCAL_INV	= 0x05,
 	DRAY_CQE_REG_MR		= 0x06,
+	DRAY_CQE_BIND_MW	= 0x07,
 	DRAY_CQE_RECV		= 0x80,
 	DRAY_CQE_RECV_RDMA_IMM	= 0x81,
 };
@@ -204,6 +228,7 @@ enum dray_cqe_status {
 	DRAY_CQE_ST_LOC_QP_OP_ERR	= 2,
 	DRAY_CQE_ST_LOC_PROT_ERR	= 4,
 	DRAY_CQE_ST_WR_FLUSH_ERR	= 5,
+	DRAY_CQE_ST_MW_BIND_ERR		= 6,
 	DRAY_CQE_ST_BAD_RESP_ERR	= 7,
 	DRAY_CQE_ST_LOC_ACCESS_ERR	= 8,
 	DRAY_CQE_ST_REM_INV_REQ_ERR	= 9,

@@ -59,6 +59,11 @@ enum dray_vendor_err {
 	DRAY_VERR_FR_PARAMS		= 0x91,	/* page list, range, access */
 	DRAY_VERR_FR_PRIV		= 0x92,	/* REG_MR on a QP not PRIV */
 	DRAY_VERR_INV_KEY		= 0x93,	/* LOCAL_INV key variant wrong */
+	DRAY_VERR_MW_KEY		= 0x94,	/* no window of the PD there */
+	DRAY_VERR_MW_STATE		= 0x95,	/* type 2 bound; type 1 inval. */
+	DRAY_VERR_MW_MR			= 0x96,	/* MR unusable, range outside */
+	DRAY_VERR_MW_ACCESS		= 0x97,	/* window rights not allowed */
+	DRAY_VERR_MW_ZERO_BASED		= 0x98,	/* zero-based type 1 window */
 };
 
 #endif /* DRAY_VERR_H */

@@ -1805,6 +1805,294 @@ TEST_F(pair, post_local_inv_with_sge)
 	expect_no_wc(_metadata, self->a.cq, 200);
 }
 
+/* Memory windows (IBTA 10.6.7) */
+
+#define MW_OFF		(32 * 1024)	/* B's window MR: buf[MW_OFF..+MR_LEN) */
+
+/* B's MR that windows bind to: local write and MW_BIND, no remote right. */
+static struct ibv_mr *mw_mr(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(pair) *self, int access)
+{
+	struct ibv_mr *mr = ibv_reg_mr(self->b.pd, self->b.buf + MW_OFF,
+				       MR_LEN, access);
+
+	EXPECT_NE(NULL, mr) TH_LOG("reg_mr: %s", strerror(errno));
+	return mr;
+}
+
+/* Post a type 2 bind of @mw on @qp: @mw's key gets the next variant. */
+static int bind2(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mr *mr,
+		 uint64_t addr, uint64_t len, unsigned int access,
+		 uint64_t wr_id)
+{
+	struct ibv_send_wr wr = {}, *bad = NULL;
+	int err;
+
+	wr.wr_id = wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info.mr = mr;
+	wr.bind_mw.bind_info.addr = addr;
+	wr.bind_mw.bind_info.length = len;
+	wr.bind_mw.bind_info.mw_access_flags = access;
+	err = ibv_post_send(qp, &wr, &bad);
+	if (!err)
+		mw->rkey = wr.bind_mw.rkey;
+	return err;
+}
+
+/*
+ * Type 1: bound with ibv_bind_mw() to 4 KiB of an MR with no remote
+ * rights, the window grants remote write and read (the MR's local write
+ * suffices, C10-74); outside the window, even inside the MR, access fails.
+ */
+TEST_F(pair, mw_type1_bind_write_read)
+{
+	struct ibv_mr *mr = mw_mr(_metadata, self, IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_MW_BIND);
+	uint64_t win = B_BUF(MW_OFF + 4096);
+	struct ibv_mw_bind bind = {};
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+
+	ASSERT_NE(NULL, mr);
+	mw = ibv_alloc_mw(self->b.pd, IBV_MW_TYPE_1);
+	ASSERT_NE(NULL, mw) TH_LOG("alloc_mw: %s", strerror(errno));
+	bind.wr_id = 0xb1;
+	bind.send_flags = IBV_SEND_SIGNALED;
+	bind.bind_info.mr = mr;
+	bind.bind_info.addr = win;
+	bind.bind_info.length = 4096;
+	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+					 IBV_ACCESS_REMOTE_READ;
+	ASSERT_ERRNO(0, ibv_bind_mw(self->b.qp, mw, &bind));
+	wc = wait_wc(_metadata, self->b.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(IBV_WC_BIND_MW, wc.opcode);
+
+	memset(self->a.buf, 0x6a, 512);
+	ASSERT_ERRNO(0, post1(self->a.qp, IBV_WR_RDMA_WRITE, 0xb2, A_BUF(0),
+			      512, self->a.mr->lkey, win + 1000, mw->rkey));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(512U, first_not(self->b.buf + MW_OFF + 4096 + 1000, 1024,
+				  0x6a));
+	ASSERT_ERRNO(0, post1(self->a.qp, IBV_WR_RDMA_READ, 0xb3, A_BUF(1024),
+			      512, self->a.mr->lkey, win + 1000, mw->rkey));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(0, memcmp(self->a.buf + 1024, self->a.buf, 512));
+	/* Past the window's end: a remote access error. */
+	ASSERT_ERRNO(0, post1(self->a.qp, IBV_WR_RDMA_WRITE, 0xb4, A_BUF(0),
+			      64, self->a.mr->lkey, win + 4096 - 32, mw->rkey));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_STATUS(IBV_WC_REM_ACCESS_ERR, wc);
+	EXPECT_EQ(0, ibv_dealloc_mw(mw));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+}
+
+/* A type 1 window cannot be zero based (o10-36.2.2). */
+TEST_F(pair, mw_type1_zero_based)
+{
+	struct ibv_mr *mr = mw_mr(_metadata, self, IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_MW_BIND);
+	struct ibv_mw_bind bind = {};
+	struct ibv_mw *mw;
+
+	ASSERT_NE(NULL, mr);
+	mw = ibv_alloc_mw(self->b.pd, IBV_MW_TYPE_1);
+	ASSERT_NE(NULL, mw);
+	bind.bind_info.mr = mr;
+	bind.bind_info.addr = B_BUF(MW_OFF);
+	bind.bind_info.length = 4096;
+	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ |
+					 IBV_ACCESS_ZERO_BASED;
+	EXPECT_EQ(EINVAL, ibv_bind_mw(self->b.qp, mw, &bind));
+	expect_no_wc(_metadata, self->b.cq, 200);
+	EXPECT_EQ(0, ibv_dealloc_mw(mw));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+}
+
+/*
+ * Type 2 (2B): bound by a BIND_MW work request; A reads through it, B
+ * invalidates it with LOCAL_INV, then the key is dead. While bound, B's
+ * MR cannot be deregistered (EBUSY).
+ */
+TEST_F(pair, mw_type2_bind_local_inv)
+{
+	struct ibv_mr *mr = mw_mr(_metadata, self, IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_MW_BIND);
+	struct ibv_send_wr inv = {}, *bad = NULL;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+
+	ASSERT_NE(NULL, mr);
+	mw = ibv_alloc_mw(self->b.pd, IBV_MW_TYPE_2);
+	ASSERT_NE(NULL, mw) TH_LOG("alloc_mw: %s", strerror(errno));
+	memset(self->b.buf + MW_OFF, 0x2b, 8192);
+	ASSERT_ERRNO(0, bind2(self->b.qp, mw, mr, B_BUF(MW_OFF), 8192,
+			      IBV_ACCESS_REMOTE_READ, 0xc1));
+	wc = wait_wc(_metadata, self->b.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(IBV_WC_BIND_MW, wc.opcode);
+	EXPECT_EQ(EBUSY, ibv_dereg_mr(mr));
+
+	ASSERT_ERRNO(0, post1(self->a.qp, IBV_WR_RDMA_READ, 0xc2, A_BUF(0),
+			      6000, self->a.mr->lkey, B_BUF(MW_OFF + 100),
+			      mw->rkey));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(6000U, first_not(self->a.buf, 6000, 0x2b));
+
+	inv.wr_id = 0xc3;
+	inv.opcode = IBV_WR_LOCAL_INV;
+	inv.send_flags = IBV_SEND_SIGNALED;
+	inv.invalidate_rkey = mw->rkey;
+	ASSERT_ERRNO(0, ibv_post_send(self->b.qp, &inv, &bad));
+	wc = wait_wc(_metadata, self->b.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(IBV_WC_LOCAL_INV, wc.opcode);
+	EXPECT_EQ(0, ibv_dereg_mr(mr)) TH_LOG("dereg after invalidation");
+
+	ASSERT_ERRNO(0, post1(self->a.qp, IBV_WR_RDMA_READ, 0xc4, A_BUF(0),
+			      64, self->a.mr->lkey, B_BUF(MW_OFF + 100),
+			      mw->rkey));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_STATUS(IBV_WC_REM_ACCESS_ERR, wc);
+	EXPECT_EQ(0, ibv_dealloc_mw(mw));
+}
+
+/*
+ * Type 2, zero based: remote addresses are offsets into the window; a
+ * SEND_WITH_INV from A invalidates it, B's receive says so and names the
+ * key.
+ */
+TEST_F(pair, mw_type2_zero_based_send_inv)
+{
+	struct ibv_mr *mr = mw_mr(_metadata, self, IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_MW_BIND);
+	struct ibv_sge sge = { A_BUF(0), 32, self->a.mr->lkey };
+	struct ibv_send_wr wr = {}, *bad = NULL;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+
+	ASSERT_NE(NULL, mr);
+	mw = ibv_alloc_mw(self->b.pd, IBV_MW_TYPE_2);
+	ASSERT_NE(NULL, mw);
+	memset(self->b.buf + MW_OFF, 0, MR_LEN);
+	ASSERT_ERRNO(0, bind2(self->b.qp, mw, mr, B_BUF(MW_OFF + 8192),
+			      4096, IBV_ACCESS_REMOTE_WRITE |
+			      IBV_ACCESS_ZERO_BASED, 0xd1));
+	wc = wait_wc(_metadata, self->b.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	memset(self->a.buf, 0x7d, 256);
+	ASSERT_ERRNO(0, post1(self->a.qp, IBV_WR_RDMA_WRITE, 0xd2, A_BUF(0),
+			      256, self->a.mr->lkey, 100, mw->rkey));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(8192U + 100, first_not(self->b.buf + MW_OFF, MR_LEN, 0));
+	EXPECT_EQ(256U, first_not(self->b.buf + MW_OFF + 8192 + 100, 1024,
+				  0x7d));
+
+	ASSERT_ERRNO(0, recv1(self->b.qp, 0xd3, B_BUF(0), 64,
+			      self->b.mr->lkey));
+	wr.wr_id = 0xd4;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = mw->rkey;
+	ASSERT_ERRNO(0, ibv_post_send(self->a.qp, &wr, &bad));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	wc = wait_wc(_metadata, self->b.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(0xd3ULL, wc.wr_id);
+	EXPECT_TRUE(wc.wc_flags & IBV_WC_WITH_INV);
+	EXPECT_EQ(mw->rkey, wc.invalidated_rkey);
+	EXPECT_EQ(32U, wc.byte_len);
+
+	ASSERT_ERRNO(0, post1(self->a.qp, IBV_WR_RDMA_WRITE, 0xd5, A_BUF(0),
+			      16, self->a.mr->lkey, 0, mw->rkey));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_STATUS(IBV_WC_REM_ACCESS_ERR, wc);
+	EXPECT_EQ(0, ibv_dealloc_mw(mw));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+}
+
+/* One bad bind on B: MW_BIND_ERR, B's QP in ERR. */
+static void bad_bind(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(pair) *self, int mr_access, struct ibv_pd *pd,
+		     uint64_t off, uint64_t len, unsigned int access,
+		     bool twice)
+{
+	struct ibv_mr *mr = mw_mr(_metadata, self, mr_access);
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+
+	ASSERT_NE(NULL, mr);
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	ASSERT_NE(NULL, mw);
+	if (twice) {
+		ASSERT_ERRNO(0, bind2(self->b.qp, mw, mr,
+				      B_BUF(MW_OFF + off), len, access, 0xe0));
+		wc = wait_wc(_metadata, self->b.cq);
+		EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	}
+	ASSERT_ERRNO(0, bind2(self->b.qp, mw, mr, B_BUF(MW_OFF + off),
+			      len, access, 0xe1));
+	wc = wait_wc(_metadata, self->b.cq);
+	EXPECT_EQ(0xe1ULL, wc.wr_id);
+	EXPECT_STATUS(IBV_WC_MW_BIND_ERR, wc);
+	EXPECT_QP_STATE(IBV_QPS_ERR, self->b.qp);
+	EXPECT_EQ(0, ibv_dealloc_mw(mw));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+}
+
+TEST_F(pair, mw_bind_outside_mr)
+{
+	bad_bind(_metadata, self, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND,
+		 self->b.pd, MR_LEN - 100, 4096, IBV_ACCESS_REMOTE_READ, false);
+}
+
+TEST_F(pair, mw_bind_mr_without_mw_bind)
+{
+	bad_bind(_metadata, self, IBV_ACCESS_LOCAL_WRITE, self->b.pd, 0, 4096,
+		 IBV_ACCESS_REMOTE_READ, false);
+}
+
+/* C10-74: a window with remote write needs the MR's local write. */
+TEST_F(pair, mw_bind_write_without_local_write)
+{
+	bad_bind(_metadata, self, IBV_ACCESS_MW_BIND, self->b.pd, 0, 4096,
+		 IBV_ACCESS_REMOTE_WRITE, false);
+}
+
+/* C10-72: the window must be of the QP's PD. */
+TEST_F(pair, mw_bind_other_pd)
+{
+	bad_bind(_metadata, self, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND,
+		 self->b.pd2, 0, 4096, IBV_ACCESS_REMOTE_READ, false);
+}
+
+/* o10-37.2.30: a type 2 window is bound only when it is unbound. */
+TEST_F(pair, mw_type2_bind_twice)
+{
+	bad_bind(_metadata, self, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND,
+		 self->b.pd, 0, 4096, IBV_ACCESS_REMOTE_READ, true);
+}
+
+/* ibv_alloc_mw of an unknown type fails, not with EOPNOTSUPP. */
+TEST_F(pair, mw_alloc_bad_type)
+{
+	struct ibv_mw *mw = ibv_alloc_mw(self->b.pd, 3);
+
+	EXPECT_EQ(NULL, mw);
+	EXPECT_NE(EOPNOTSUPP, errno);
+}
+
 /* Retries */
 
 /* No receive posted and rnr_retry 0: RNR retry exceeded at once. */

@@ -81,6 +81,7 @@ static void aq_query_device(struct dray_hw *hw, const struct dray_aq_entry *e,
 	caps.gid_tbl_len = cpu_to_le32(DRAY_HW_GID_TBL_LEN);
 	caps.local_ca_ack_delay = cpu_to_le32(DRAY_HW_ACK_DELAY);
 	caps.max_fr_pages = cpu_to_le32(DRAY_HW_MAX_FR_PAGES);
+	caps.max_mw = cpu_to_le32(DRAY_HW_MAX_MW);
 
 	aq_write_out(hw, cmd, &caps, sizeof(caps), res);
 }
@@ -306,6 +307,10 @@ static const struct aq_op aq_ops[DRAY_CMD_MAX_OPCODE] = {
 					struct dray_cmd_create_ah),
 	[DRAY_CMD_DESTROY_AH]	= AQ_OP(dray_hw_cmd_destroy_ah,
 					struct dray_cmd_destroy_ah),
+	[DRAY_CMD_CREATE_MW]	= AQ_OP(dray_hw_cmd_create_mw,
+					struct dray_cmd_create_mw),
+	[DRAY_CMD_DESTROY_MW]	= AQ_OP(dray_hw_cmd_destroy_mw,
+					struct dray_cmd_destroy_mw),
 };
 
 static void aq_execute(struct dray_hw *hw, const struct dray_aq_entry *e,

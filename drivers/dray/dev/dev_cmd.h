@@ -40,6 +40,12 @@ void dray_hw_cmd_destroy_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 			    struct dray_aq_result *res);
 void dray_hw_mrs_destroy(struct dray_hw *hw);
 
+/* dev_mw.c */
+void dray_hw_cmd_create_mw(struct dray_hw *hw, const struct dray_aq_entry *e,
+			   struct dray_aq_result *res);
+void dray_hw_cmd_destroy_mw(struct dray_hw *hw, const struct dray_aq_entry *e,
+			    struct dray_aq_result *res);
+
 /* dev_cq.c */
 void dray_hw_cmd_create_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 			   struct dray_aq_result *res);

@@ -19,6 +19,7 @@
 #define DRAY_HW_MAX_MR		16384
 #define DRAY_HW_MAX_MR_SIZE	BIT_ULL(36)
 #define DRAY_HW_MAX_FR_PAGES	512	/* page list of a FAST_REG MR */
+#define DRAY_HW_MAX_MW		4096	/* memory windows (in the MR table) */
 #define DRAY_HW_MAX_QP		1024
 #define DRAY_HW_MAX_QP_WR	16384
 #define DRAY_HW_MAX_SGE		16

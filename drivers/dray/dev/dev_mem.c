@@ -354,13 +354,21 @@ void dray_hw_cmd_destroy_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 	 * The whole key names an MR, but a FAST_REG MR its index: software
 	 * picks its variant in REG_MR work requests, which may not have run.
 	 */
-	if (!mr || (mr->key != key && !(mr->flags & DRAY_MR_F_FAST_REG))) {
+	if (!mr || mr->mw_type ||
+	    (mr->key != key && !(mr->flags & DRAY_MR_F_FAST_REG))) {
 		mutex_unlock(&eng->admin_lock);
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_MR_KEY);
 		return;
 	}
 	/* Taking engine.lock waits for a running pass to finish. */
 	dray_hw_engine_lock(hw);
+	/* IBTA: an MR with windows bound to it cannot be destroyed. */
+	if (mr->windows) {
+		dray_hw_engine_unlock(hw);
+		mutex_unlock(&eng->admin_lock);
+		dray_aq_fail(res, DRAY_AQ_STS_BUSY, DRAY_AQ_SYN_MR_KEY);
+		return;
+	}
 	xa_erase(&eng->mrs, dray_hw_mr_index(key));
 	dray_hw_engine_unlock(hw);
 	dray_hw_pd_put(hw, mr->pdn);
@@ -390,7 +398,8 @@ enum dray_mr_err dray_hw_mr_check(struct dray_hw *hw, u32 key, u32 pdn,
 	lockdep_assert_held(&hw->engine.lock);
 
 	mr = xa_load(&hw->engine.mrs, dray_hw_mr_index(key));
-	if (!mr || mr->key != key)
+	/* A window's key is an rkey only (dray_hw_rkey_check()). */
+	if (!mr || mr->key != key || mr->mw_type)
 		return DRAY_MR_ERR_KEY;
 	if (mr->pdn != pdn)
 		return DRAY_MR_ERR_PD;
@@ -417,7 +426,8 @@ static struct dray_hw_mr *mr_fast_reg_find(struct dray_hw *hw, u32 pdn,
 	struct dray_hw_mr *mr = xa_load(&hw->engine.mrs,
 					dray_hw_mr_index(key));
 
-	if (!mr || !(mr->flags & DRAY_MR_F_FAST_REG) || mr->pdn != pdn)
+	if (!mr || mr->mw_type || !(mr->flags & DRAY_MR_F_FAST_REG) ||
+	    mr->pdn != pdn)
 		return NULL;
 	return mr;
 }
@@ -491,12 +501,17 @@ u8 dray_hw_mr_fast_reg(struct dray_hw *hw, u32 pdn,
 	return 0;
 }
 
-u8 dray_hw_mr_invalidate(struct dray_hw *hw, u32 pdn, u32 key)
+u8 dray_hw_mr_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
+			 u32 key, bool remote)
 {
+	u32 pdn = qp->pdn;
 	struct dray_hw_mr *mr;
 
 	lockdep_assert_held(&hw->engine.lock);
 
+	mr = xa_load(&hw->engine.mrs, dray_hw_mr_index(key));
+	if (mr && mr->mw_type)
+		return dray_hw_mw_invalidate(hw, qp, mr, key, remote);
 	mr = mr_fast_reg_find(hw, pdn, key);
 	if (!mr)
 		return DRAY_VERR_FR_KEY;

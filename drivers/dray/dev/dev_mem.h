@@ -33,7 +33,8 @@ enum dray_mr_err {
 	DRAY_MR_ERR_PD,		/* MR on another PD */
 	DRAY_MR_ERR_ACCESS,	/* right not granted */
 	DRAY_MR_ERR_RANGE,	/* outside [iova, iova + length) */
-	DRAY_MR_ERR_STATE,	/* a FAST_REG MR not registered (FREE) */
+	DRAY_MR_ERR_STATE,	/* a FAST_REG MR or window not VALID */
+	DRAY_MR_ERR_QP,		/* a type 2 window of another QP */
 };
 
 /*
@@ -82,7 +83,25 @@ u64 dray_hw_mr_atomic(struct dray_hw_mr *mr, u64 addr, bool cmp_swap,
  */
 u8 dray_hw_mr_fast_reg(struct dray_hw *hw, u32 pdn,
 		       const struct dray_sq_wqe *w);
-u8 dray_hw_mr_invalidate(struct dray_hw *hw, u32 pdn, u32 key);
+u8 dray_hw_mr_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
+			 u32 key, bool remote);
+
+/*
+ * dev_mw.c: memory windows, for the engine. dray_hw_mw_bind() executes a
+ * BIND_MW WQE @w of @qp: 0 or a DRAY_VERR_* code. dray_hw_mw_invalidate()
+ * is dray_hw_mr_invalidate() for the window @mw (at @key's index).
+ * dray_hw_rkey_check() is dray_hw_mr_check() for a key from the wire,
+ * an MR's or a window's, on @qp: on DRAY_MR_OK, *addr is the address in
+ * *mr where the access goes (a window translates it).
+ */
+u8 dray_hw_mw_bind(struct dray_hw *hw, const struct dray_hw_qp *qp,
+		   const struct dray_sq_wqe *w);
+u8 dray_hw_mw_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
+			 struct dray_hw_mr *mw, u32 key, bool remote);
+enum dray_mr_err dray_hw_rkey_check(struct dray_hw *hw, u32 key,
+				    const struct dray_hw_qp *qp, u8 access,
+				    u64 *addr, u64 len,
+				    struct dray_hw_mr **mr);
 
 /* dev_sge.c: data between frames and memory (the kernel-doc there). */
 int dray_hw_mr_copy_in(struct dray_hw_mr *mr, u64 addr,

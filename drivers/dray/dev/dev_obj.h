@@ -41,17 +41,29 @@ enum dray_hw_mr_state {
 	DRAY_HW_MR_VALID,
 };
 
+/*
+ * An entry of the MR table: an MR, or a memory window (mw_type set),
+ * whose iova, length and access are the window's and which translates
+ * through the MR it is bound to.
+ */
 struct dray_hw_mr {
 	u32		key;
 	u32		pdn;
 	u8		access;		/* DRAY_ACCESS_* */
 	u8		flags;		/* DRAY_MR_F_* */
 	u8		state;		/* enum dray_hw_mr_state */
+	u8		mw_type;	/* 0: an MR; else enum dray_mw_type */
 	u64		iova;
 	u64		length;
 	u32		n_pages;
 	u32		max_pages;	/* FAST_REG: room in pages[] */
 	struct page	**pages;	/* from the MTT or REG_MR, n_pages */
+	u32		windows;	/* MR: windows bound to it */
+	/* A window: */
+	bool		zero_based;	/* remote addresses are offsets */
+	u32		mw_qpn;		/* type 2: the QP it is bound to */
+	struct dray_hw_mr *mw_mr;	/* VALID: the MR it is bound to */
+	u64		mw_base;	/* the MR address of its iova */
 };
 
 /* The MR table index of a key. */

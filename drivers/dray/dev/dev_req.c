@@ -138,6 +138,7 @@ static u8 req_validate(struct dray_hw *hw, struct dray_hw_qp *qp,
 		break;
 	case DRAY_WQE_LOCAL_INV:
 	case DRAY_WQE_REG_MR:
+	case DRAY_WQE_BIND_MW:
 		/* No data (dray_hw_sq_fetch() checked); done at execution. */
 		return DRAY_CQE_ST_SUCCESS;
 	case DRAY_WQE_ATOMIC_CMP_SWP:
@@ -252,18 +253,30 @@ static u8 req_read_slots(const struct dray_hw_qp *qp, u32 npkts)
  */
 static u8 req_local(struct dray_hw *hw, struct dray_hw_qp *qp, u8 *verr)
 {
-	const struct dray_hw_swqe *w = &qp->xp.req.cur_wqe;
+	const struct dray_sq_wqe *h = &qp->xp.req.cur_wqe.hdr;
 
-	if (w->hdr.opcode == DRAY_WQE_REG_MR)
-		*verr = dray_hw_mr_fast_reg(hw, qp->pdn, &w->hdr);
-	else
-		*verr = dray_hw_mr_invalidate(hw, qp->pdn,
-					      le32_to_cpu(w->hdr.u.inv.rkey));
+	switch (h->opcode) {
+	case DRAY_WQE_REG_MR:
+		*verr = dray_hw_mr_fast_reg(hw, qp->pdn, h);
+		break;
+	case DRAY_WQE_BIND_MW:
+		/* IBTA: a bind that fails completes with MW_BIND_ERR. */
+		*verr = dray_hw_mw_bind(hw, qp, h);
+		if (*verr)
+			xp_dbg(hw, qp, "BIND_MW of %#x refused, detail %#x\n",
+			       le32_to_cpu(h->u.bind.mw_key), *verr);
+		return *verr ? DRAY_CQE_ST_MW_BIND_ERR : DRAY_CQE_ST_SUCCESS;
+	default:
+		*verr = dray_hw_mr_invalidate(hw, qp,
+					      le32_to_cpu(h->u.inv.rkey),
+					      false);
+		break;
+	}
 	if (*verr)
 		xp_dbg(hw, qp, "%s of key %#x refused, detail %#x\n",
-		       w->hdr.opcode == DRAY_WQE_REG_MR ? "REG_MR" : "LOCAL_INV",
-		       le32_to_cpu(w->hdr.opcode == DRAY_WQE_REG_MR ?
-				   w->hdr.u.reg.key : w->hdr.u.inv.rkey),
+		       h->opcode == DRAY_WQE_REG_MR ? "REG_MR" : "LOCAL_INV",
+		       le32_to_cpu(h->opcode == DRAY_WQE_REG_MR ?
+				   h->u.reg.key : h->u.inv.rkey),
 		       *verr);
 	return *verr ? DRAY_CQE_ST_LOC_QP_OP_ERR : DRAY_CQE_ST_SUCCESS;
 }

@@ -80,6 +80,7 @@ struct resp_ctx {
 	struct dray_xp_res	*res;	/* READ/atomic: its resource */
 	struct dray_hw_mr	*mr;	/* WRITE/atomic: the checked MR */
 	u64			va;	/* WRITE: where this packet goes */
+	u64			mr_va;	/* ... and that address in mr */
 	u32			rkey;
 	u32			resid;	/* WRITE: bytes expected from here */
 	u8			status;	/* ERR_OP: the RQ WQE's status */
@@ -247,39 +248,47 @@ static enum resp_state resp_check_length(struct resp_ctx *c)
 }
 
 /*
- * R_Key, PD, access right and range (class C remote access error); the
- * whole RDMA range at its first packet, each later packet again (the MR
- * may have gone in between). Atomics must be 8-byte aligned (an invalid
- * request otherwise).
+ * R_Key (an MR's or a memory window's), PD, access right and range
+ * (class C remote access error); the whole RDMA range at its first
+ * packet, each later packet again (the MR may have gone in between).
+ * Atomics must be 8-byte aligned (an invalid request otherwise).
  */
 static enum resp_state resp_check_rkey(struct resp_ctx *c)
 {
 	struct dray_hw_qp *qp = c->qp;
 	const struct dray_pkt *h = &c->rx->hdr;
+	u64 va = c->va;
 	u32 len;
 
 	if (c->f & DRAY_OPF_WRITE) {
 		len = (c->f & DRAY_OPF_START) ? c->resid : c->rx->pay_len;
-		if (len && dray_hw_mr_check(c->hw, c->rkey, qp->pdn,
-					    DRAY_ACCESS_REMOTE_WRITE, c->va,
-					    len, &c->mr))
+		if (len && dray_hw_rkey_check(c->hw, c->rkey, qp,
+					      DRAY_ACCESS_REMOTE_WRITE, &va,
+					      len, &c->mr))
 			return RESP_ERR_ACCESS;
+		c->mr_va = va;
 		return RESP_EXECUTE;
 	}
 	if (c->f & DRAY_OPF_READ) {
-		if (h->dma_len && dray_hw_mr_check(c->hw, h->rkey, qp->pdn,
-						   DRAY_ACCESS_REMOTE_READ,
-						   h->va, h->dma_len, &c->mr))
+		va = h->va;
+		if (h->dma_len && dray_hw_rkey_check(c->hw, h->rkey, qp,
+						     DRAY_ACCESS_REMOTE_READ,
+						     &va, h->dma_len, &c->mr))
 			return RESP_ERR_ACCESS;
 		return RESP_READ;
 	}
 	if (c->f & DRAY_OPF_ATOMIC) {
 		if (h->va & (sizeof(u64) - 1))
 			return RESP_ERR_INV_REQ;
-		if (dray_hw_mr_check(c->hw, h->rkey, qp->pdn,
-				     DRAY_ACCESS_REMOTE_ATOMIC, h->va,
-				     sizeof(u64), &c->mr))
+		va = h->va;
+		if (dray_hw_rkey_check(c->hw, h->rkey, qp,
+				       DRAY_ACCESS_REMOTE_ATOMIC, &va,
+				       sizeof(u64), &c->mr))
 			return RESP_ERR_ACCESS;
+		/* A window keeps 8-byte alignment only if its base has it. */
+		if (va & (sizeof(u64) - 1))
+			return RESP_ERR_INV_REQ;
+		c->mr_va = va;
 		return RESP_ATOMIC;
 	}
 	return RESP_EXECUTE;
@@ -306,7 +315,7 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		rs->rcv_off += rx->pay_len;
 	} else {
 		if (rx->pay_len &&
-		    dray_hw_mr_copy_in(c->mr, c->va, rx->skb, rx->pay_off,
+		    dray_hw_mr_copy_in(c->mr, c->mr_va, rx->skb, rx->pay_off,
 				       NULL, rx->pay_len))
 			return RESP_ERR_ACCESS;
 		if (c->f & DRAY_OPF_START) {
@@ -331,7 +340,7 @@ static enum resp_state resp_invalidate(struct resp_ctx *c)
 	u32 rkey = c->rx->hdr.rkey;
 	u8 verr;
 
-	verr = dray_hw_mr_invalidate(c->hw, c->qp->pdn, rkey);
+	verr = dray_hw_mr_invalidate(c->hw, c->qp, rkey, true);
 	if (verr) {
 		xp_dbg(c->hw, c->qp, "remote invalidation of %#x refused, detail %#x\n",
 		       rkey, verr);
@@ -387,7 +396,7 @@ static enum resp_state resp_atomic(struct resp_ctx *c)
 	r->rkey = h->rkey;
 	r->swap_add = h->swap_add;
 	r->compare = h->compare;
-	r->orig = dray_hw_mr_atomic(c->mr, h->va, cmp_swap,
+	r->orig = dray_hw_mr_atomic(c->mr, c->mr_va, cmp_swap,
 				    cmp_swap ? h->compare : h->swap_add,
 				    h->swap_add);
 	r->pending = true;
@@ -529,9 +538,11 @@ static enum resp_state resp_duplicate(struct resp_ctx *c)
 		    h->va < r->va || h->va - r->va > r->length ||
 		    h->dma_len > r->length - (h->va - r->va))
 			return RESP_DROP;
-		if (h->dma_len && dray_hw_mr_check(c->hw, h->rkey, qp->pdn,
-						   DRAY_ACCESS_REMOTE_READ,
-						   h->va, h->dma_len, &c->mr))
+		u64 va = h->va;
+
+		if (h->dma_len && dray_hw_rkey_check(c->hw, h->rkey, qp,
+						     DRAY_ACCESS_REMOTE_READ,
+						     &va, h->dma_len, &c->mr))
 			return RESP_ERR_ACCESS;
 		r->tx_psn = h->psn;
 		r->tx_va = h->va;
@@ -695,8 +706,8 @@ static int resp_send_read(struct dray_hw *hw, struct dray_hw_qp *qp,
 	bool zcopy;
 
 	/* The MR may have gone since the request: NAK in the response. */
-	if (len && dray_hw_mr_check(hw, r->rkey, qp->pdn,
-				    DRAY_ACCESS_REMOTE_READ, addr, len, &mr))
+	if (len && dray_hw_rkey_check(hw, r->rkey, qp, DRAY_ACCESS_REMOTE_READ,
+				      &addr, len, &mr))
 		return -EACCES;
 	zcopy = len > DRAY_XP_COPYBREAK &&
 		((offset_in_page(addr) + len + PAGE_SIZE - 1) >> PAGE_SHIFT) <

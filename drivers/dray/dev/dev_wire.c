@@ -391,6 +391,7 @@ int dray_wire_req_opcode(u8 wqe_opcode, u32 pos)
 		/* Local operations send nothing. */
 		[DRAY_WQE_LOCAL_INV] = { -1, -1, -1, -1 },
 		[DRAY_WQE_REG_MR] = { -1, -1, -1, -1 },
+		[DRAY_WQE_BIND_MW] = { -1, -1, -1, -1 },
 	};
 	u32 i = (pos & DRAY_OPF_START ? 1 : 0) | (pos & DRAY_OPF_END ? 2 : 0);
 

@@ -151,8 +151,8 @@ static u8 mr_err_to_verr(enum dray_mr_err err)
 }
 
 /*
- * A local operation (LOCAL_INV, REG_MR) moves no data: no SGEs, no inline
- * payload. REG_MR names host memory by bus address: privileged QPs only.
+ * A local operation (LOCAL_INV, REG_MR, BIND_MW) moves no data: no SGEs,
+ * no inline payload. REG_MR names host memory by bus address: privileged QPs only.
  * What it names is checked when it executes (dray_hw_mr_fast_reg()).
  */
 static int swqe_local(struct dray_hw_qp *qp, struct dray_hw_swqe *wqe)
@@ -364,6 +364,8 @@ static u8 sq_cqe_opcode(u8 wqe_opcode)
 		return DRAY_CQE_LOCAL_INV;
 	case DRAY_WQE_REG_MR:
 		return DRAY_CQE_REG_MR;
+	case DRAY_WQE_BIND_MW:
+		return DRAY_CQE_BIND_MW;
 	default:
 		return DRAY_CQE_SEND;
 	}

@@ -18,7 +18,8 @@
 /* A local operation: executed by the device, no packets (dray_queue.h). */
 static inline bool dray_hw_wqe_is_local(u8 opcode)
 {
-	return opcode == DRAY_WQE_LOCAL_INV || opcode == DRAY_WQE_REG_MR;
+	return opcode == DRAY_WQE_LOCAL_INV || opcode == DRAY_WQE_REG_MR ||
+	       opcode == DRAY_WQE_BIND_MW;
 }
 
 /* A send WQE copied out of the ring and validated (dray_hw_sq_fetch). */

@@ -34,6 +34,8 @@ static const char * const aq_opcode_names[DRAY_CMD_MAX_OPCODE] = {
 	[DRAY_CMD_DESTROY_QP]	= "DESTROY_QP",
 	[DRAY_CMD_CREATE_AH]	= "CREATE_AH",
 	[DRAY_CMD_DESTROY_AH]	= "DESTROY_AH",
+	[DRAY_CMD_CREATE_MW]	= "CREATE_MW",
+	[DRAY_CMD_DESTROY_MW]	= "DESTROY_MW",
 };
 
 const char *dray_aq_opcode_name(u8 opcode)
@@ -97,6 +99,13 @@ static void aq_object(const struct dray_aq_entry *e, char *buf, size_t len)
 		break;
 	case DRAY_CMD_DESTROY_AH:
 		snprintf(buf, len, "AH %u", le32_to_cpu(e->u.destroy_ah.ahn));
+		break;
+	case DRAY_CMD_CREATE_MW:
+		snprintf(buf, len, "PD %u", le32_to_cpu(e->u.create_mw.pdn));
+		break;
+	case DRAY_CMD_DESTROY_MW:
+		snprintf(buf, len, "MW key %#x",
+			 le32_to_cpu(e->u.destroy_mw.key));
 		break;
 	default:
 		snprintf(buf, len, "device");

@@ -93,6 +93,7 @@ int dray_admin_query_device(struct dray_dev *dev, struct dray_caps *caps)
 	caps->gid_tbl_len = le32_to_cpu(c.gid_tbl_len);
 	caps->local_ca_ack_delay = le32_to_cpu(c.local_ca_ack_delay);
 	caps->max_fr_pages = le32_to_cpu(c.max_fr_pages);
+	caps->max_mw = le32_to_cpu(c.max_mw);
 
 	if (le32_to_cpu(c.num_ports) != 1) {
 		ibdev_err(&dev->ibdev, "device reports %u ports, expected 1\n",
@@ -255,6 +256,7 @@ static_assert(offsetof(struct dray_cmd_destroy_pd, pdn) == 0);
 static_assert(offsetof(struct dray_cmd_destroy_mr, key) == 0);
 static_assert(offsetof(struct dray_cmd_destroy_cq, cqn) == 0);
 static_assert(offsetof(struct dray_cmd_destroy_ah, ahn) == 0);
+static_assert(offsetof(struct dray_cmd_destroy_mw, key) == 0);
 
 int dray_admin_create_pd(struct dray_dev *dev, u32 *pdn)
 {
@@ -290,6 +292,21 @@ int dray_admin_create_mr(struct dray_dev *dev, const struct dray_mr_params *p,
 int dray_admin_destroy_mr(struct dray_dev *dev, u32 key)
 {
 	return cmd_destroy(dev, DRAY_CMD_DESTROY_MR, key);
+}
+
+int dray_admin_create_mw(struct dray_dev *dev, u32 pdn, u8 type, u32 *key)
+{
+	struct dray_aq_entry e;
+
+	cmd_init(&e, DRAY_CMD_CREATE_MW);
+	e.u.create_mw.pdn = cpu_to_le32(pdn);
+	e.u.create_mw.type = type;
+	return cmd_create_result(dev, &e, key);
+}
+
+int dray_admin_destroy_mw(struct dray_dev *dev, u32 key)
+{
+	return cmd_destroy(dev, DRAY_CMD_DESTROY_MW, key);
 }
 
 int dray_admin_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,

@@ -111,6 +111,7 @@ struct dray_caps {
 	u32	gid_tbl_len;
 	u32	local_ca_ack_delay;
 	u32	max_fr_pages;
+	u32	max_mw;
 };
 
 enum {
@@ -173,9 +174,15 @@ struct dray_pd {
  * page list in DMA-coherent memory that map_mr_sg fills and the device
  * reads when it executes the REG_MR work request.
  */
+/* A memory window (user space: ibv_alloc_mw); its key is ibmw.rkey. */
+struct dray_mw {
+	struct ib_mw	ibmw;
+};
+
 struct dray_mr {
 	struct ib_mr	ibmr;
 	struct ib_umem	*umem;	/* pinned until the device let go of it */
+	int		access;	/* user MRs: IB_ACCESS_* as registered */
 	__le64		*pbl;	/* fast registration: the page list */
 	dma_addr_t	pbl_dma;
 	u32		pbl_len;	/* entries pbl has room for */
@@ -381,6 +388,11 @@ static inline struct dray_pd *to_dpd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct dray_pd, ibpd);
 }
 
+static inline struct dray_mw *to_dmw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct dray_mw, ibmw);
+}
+
 static inline struct dray_mr *to_dmr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct dray_mr, ibmr);
@@ -424,6 +436,8 @@ static inline u8 dray_access_to_hw(int access)
 		hw |= DRAY_ACCESS_REMOTE_READ;
 	if (access & IB_ACCESS_REMOTE_ATOMIC)
 		hw |= DRAY_ACCESS_REMOTE_ATOMIC;
+	if (access & IB_ACCESS_MW_BIND)
+		hw |= DRAY_ACCESS_MW_BIND;
 	return hw;
 }
 
@@ -481,6 +495,8 @@ int dray_admin_destroy_pd(struct dray_dev *dev, u32 pdn);
 int dray_admin_create_mr(struct dray_dev *dev, const struct dray_mr_params *p,
 			 u32 *key);
 int dray_admin_destroy_mr(struct dray_dev *dev, u32 key);
+int dray_admin_create_mw(struct dray_dev *dev, u32 pdn, u8 type, u32 *key);
+int dray_admin_destroy_mw(struct dray_dev *dev, u32 key);
 int dray_admin_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,
 			 u32 *cqn);
 int dray_admin_destroy_cq(struct dray_dev *dev, u32 cqn);
@@ -530,6 +546,11 @@ struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access_flags,
 			       struct ib_udata *udata);
 int dray_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *dray_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 virt_addr, int access_flags,
+				 struct ib_pd *ibpd, struct ib_udata *udata);
+int dray_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int dray_dealloc_mw(struct ib_mw *ibmw);
 struct ib_mr *dray_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			    u32 max_num_sg);
 int dray_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,

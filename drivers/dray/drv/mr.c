@@ -27,7 +27,8 @@
 #define DRAY_MR_ACCESS_HW	(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
-				 IB_ACCESS_REMOTE_ATOMIC)
+				 IB_ACCESS_REMOTE_ATOMIC | \
+				 IB_ACCESS_MW_BIND)
 /*
  * Accepted and without effect: a hint for the page allocation and the
  * optional range, which a device may ignore by definition.
@@ -124,6 +125,7 @@ static int dray_mr_create(struct dray_dev *dev, struct dray_mr *mr, u32 pdn,
 
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
+	mr->access = access;
 	return 0;
 
 release_umem:
@@ -157,6 +159,67 @@ struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		kfree(mr);
 		return ERR_PTR(ret);
 	}
+	return &mr->ibmr;
+}
+
+/**
+ * dray_rereg_user_mr() - ibv_rereg_mr: change an MR's translation, PD or
+ *			  access rights
+ * @ibmr: the MR
+ * @flags: IB_MR_REREG_TRANS, IB_MR_REREG_PD, IB_MR_REREG_ACCESS
+ * @start: the new user address (IB_MR_REREG_TRANS)
+ * @length: the new length (IB_MR_REREG_TRANS)
+ * @virt_addr: the new iova (IB_MR_REREG_TRANS)
+ * @access_flags: the new rights (IB_MR_REREG_ACCESS)
+ * @ibpd: the PD (the new one with IB_MR_REREG_PD)
+ * @udata: the driver-specific data (none is taken)
+ *
+ * A new device MR with what changes and what stays, then the core
+ * destroys the old one: the device never touches the old pages after the
+ * verb returned, and the keys change (ibv_rereg_mr() returns them).
+ *
+ * Context: process, may sleep.
+ * Return: the new MR, or ERR_PTR(): -EINVAL, -EOPNOTSUPP (unsupported
+ * rights), -ENOMEM, -ENOSPC; the old MR is unchanged then.
+ */
+struct ib_mr *dray_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 virt_addr, int access_flags,
+				 struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct dray_dev *dev = to_ddev(ibmr->device);
+	struct dray_mr *old = to_dmr(ibmr), *mr;
+	int access = old->access;
+	int ret;
+
+	if (!old->umem)
+		return ERR_PTR(-EINVAL);	/* not a user MR */
+	if (udata) {
+		ret = dray_udata_cmd(dev, udata, NULL, 0, 0, "rereg_mr");
+		if (ret)
+			return ERR_PTR(ret);
+	}
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = old->umem->address;
+		length = old->umem->length;
+		virt_addr = ibmr->iova;
+	}
+	if (flags & IB_MR_REREG_ACCESS)
+		access = access_flags;
+	ret = dray_mr_check(dev, start, length, virt_addr, access);
+	if (ret)
+		return ERR_PTR(ret);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	ret = dray_mr_create(dev, mr, to_dpd(ibpd)->pdn, start, length,
+			     virt_addr, access);
+	if (ret) {
+		kfree(mr);
+		return ERR_PTR(ret);
+	}
+	mr->ibmr.iova = virt_addr;
+	mr->ibmr.length = length;
 	return &mr->ibmr;
 }
 
@@ -207,6 +270,57 @@ struct ib_mr *dray_get_dma_mr(struct ib_pd *ibpd, int access_flags)
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 	return &mr->ibmr;
+}
+
+/**
+ * dray_alloc_mw() - ibv_alloc_mw: a memory window of type 1 or 2
+ * @ibmw: the window (ibmw->type and ibmw->pd set by the core)
+ * @udata: the driver-specific data (none is taken)
+ *
+ * The device creates it unbound; BIND_MW work requests bind it.
+ *
+ * Context: process, may sleep.
+ * Return: 0, -EINVAL (another type), -ENOSPC (no window left), -ENOMEM.
+ */
+int dray_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct dray_dev *dev = to_ddev(ibmw->device);
+	u8 type;
+	u32 key;
+	int ret;
+
+	if (udata) {
+		ret = dray_udata_cmd(dev, udata, NULL, 0, 0, "alloc_mw");
+		if (ret)
+			return ret;
+	}
+	switch (ibmw->type) {
+	case IB_MW_TYPE_1:
+		type = DRAY_MW_TYPE_1;
+		break;
+	case IB_MW_TYPE_2:
+		type = DRAY_MW_TYPE_2;
+		break;
+	default:
+		return -EINVAL;
+	}
+	ret = dray_admin_create_mw(dev, to_dpd(ibmw->pd)->pdn, type, &key);
+	if (ret)
+		return ret;
+	ibmw->rkey = key;
+	return 0;
+}
+
+int dray_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct dray_dev *dev = to_ddev(ibmw->device);
+	int ret = dray_admin_destroy_mw(dev, ibmw->rkey);
+
+	/* Gone already (a device reset): nothing left to do. */
+	if (ret && ret != -ENOENT)
+		ddev_err_rl(dev, "destroy MW %#x failed (%d)\n", ibmw->rkey,
+			    ret);
+	return 0;
 }
 
 /**

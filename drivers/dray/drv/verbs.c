@@ -59,8 +59,11 @@ static int dray_query_device(struct ib_device *ibdev,
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_fast_reg_page_list_len = c->max_fr_pages;
+	attr->max_mw = c->max_mw;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
@@ -411,7 +414,10 @@ const struct ib_device_ops dray_dev_ops = {
 	.dealloc_ucontext = dray_dealloc_ucontext,
 	.del_gid = dray_del_gid,
 	.dereg_mr = dray_dereg_mr,
+	.rereg_user_mr = dray_rereg_user_mr,
 	.alloc_mr = dray_alloc_mr,
+	.alloc_mw = dray_alloc_mw,
+	.dealloc_mw = dray_dealloc_mw,
 	.map_mr_sg = dray_map_mr_sg,
 	.destroy_ah = dray_destroy_ah,
 	.destroy_cq = dray_destroy_cq,
@@ -436,6 +442,7 @@ const struct ib_device_ops dray_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, dray_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, dray_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, dray_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, dray_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, dray_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, dray_ucontext, ibucontext),

@@ -69,6 +69,8 @@ static enum ibv_wc_status dray_wc_status(uint8_t status)
 		return IBV_WC_LOC_PROT_ERR;
 	case DRAY_CQE_ST_WR_FLUSH_ERR:
 		return IBV_WC_WR_FLUSH_ERR;
+	case DRAY_CQE_ST_MW_BIND_ERR:
+		return IBV_WC_MW_BIND_ERR;
 	case DRAY_CQE_ST_BAD_RESP_ERR:
 		return IBV_WC_BAD_RESP_ERR;
 	case DRAY_CQE_ST_LOC_ACCESS_ERR:
@@ -106,6 +108,8 @@ static enum ibv_wc_opcode dray_wc_opcode(const struct dray_cqe *cqe)
 		return IBV_WC_FETCH_ADD;
 	case DRAY_CQE_LOCAL_INV:
 		return IBV_WC_LOCAL_INV;
+	case DRAY_CQE_BIND_MW:
+		return IBV_WC_BIND_MW;
 	case DRAY_CQE_RECV:
 		return IBV_WC_RECV;
 	case DRAY_CQE_RECV_RDMA_IMM:

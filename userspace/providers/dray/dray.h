@@ -242,6 +242,12 @@ int dray_dealloc_pd(struct ibv_pd *ibpd);
 struct ibv_mr *dray_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int dray_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *dray_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int dray_dealloc_mw(struct ibv_mw *mw);
+int dray_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
+int dray_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access);
 struct ibv_cq *dray_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);
@@ -278,7 +284,8 @@ void dray_qp_table_free(struct dray_context *ctx);
 	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |				\
-	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV)
+	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV |	\
+	 IBV_QP_EX_WITH_BIND_MW)
 
 /* The extended send API of a UD QP: SENDs only. */
 #define DRAY_UD_SEND_OPS_FLAGS						\

@@ -186,6 +186,8 @@ static int dray_rc_wqe_opcode(enum ibv_wr_opcode opcode)
 		return DRAY_WQE_SEND_INV;
 	case IBV_WR_LOCAL_INV:
 		return DRAY_WQE_LOCAL_INV;
+	case IBV_WR_BIND_MW:
+		return DRAY_WQE_BIND_MW;
 	default:
 		return -1;
 	}
@@ -308,7 +310,8 @@ static uint64_t dray_sge_bytes(const struct ibv_sge *sg_list, int num_sge)
 }
 
 static int dray_post_send_check(struct dray_qp *qp,
-				const struct ibv_send_wr *wr, int opcode)
+				const struct ibv_send_wr *wr, int opcode,
+				bool type1_ok)
 {
 	struct verbs_context *vctx = &to_dray_ctx(qp->vqp.qp.context)->ibv_ctx;
 	uint32_t qpn = qp->vqp.qp.qp_num;
@@ -363,9 +366,18 @@ static int dray_post_send_check(struct dray_qp *qp,
 			  qp->sq.max_sge);
 		return EINVAL;
 	}
-	if (unlikely(opcode == DRAY_WQE_LOCAL_INV &&
+	if (unlikely((opcode == DRAY_WQE_LOCAL_INV ||
+		      opcode == DRAY_WQE_BIND_MW) &&
 		     (wr->num_sge || (wr->send_flags & IBV_SEND_INLINE)))) {
-		verbs_err(vctx, "QP %u: LOCAL_INV takes no data\n", qpn);
+		verbs_err(vctx, "QP %u: opcode %d takes no data\n", qpn,
+			  wr->opcode);
+		return EINVAL;
+	}
+	/* A type 1 window is bound with ibv_bind_mw(), not posted. */
+	if (unlikely(opcode == DRAY_WQE_BIND_MW &&
+		     (!wr->bind_mw.mw ||
+		      (wr->bind_mw.mw->type != IBV_MW_TYPE_2 && !type1_ok)))) {
+		verbs_err(vctx, "QP %u: BIND_MW of no type 2 window\n", qpn);
 		return EINVAL;
 	}
 	if (unlikely(dray_wqe_op_atomic(opcode) && wr->num_sge != 1)) {
@@ -379,6 +391,26 @@ static int dray_post_send_check(struct dray_qp *qp,
 		return ENOMEM;
 	}
 	return 0;
+}
+
+/* The window a BIND_MW binds, its new key and what it is bound to. */
+static void dray_wqe_set_bind(struct dray_sq_wqe *wqe, uint32_t rkey,
+			      const struct ibv_mw_bind_info *info)
+{
+	unsigned int a = info->mw_access_flags & ~IBV_ACCESS_ZERO_BASED;
+
+	wqe->u.bind.mw_key = htole32(rkey);
+	wqe->u.bind.mr_lkey = htole32(info->mr ? info->mr->lkey : 0);
+	wqe->u.bind.addr = htole64(info->addr);
+	wqe->u.bind.length = htole64(info->length);
+	/*
+	 * IBV_ACCESS_* have the device's bit order (IBTA's); rights it does
+	 * not grant to windows make it refuse the bind (MW_BIND_ERR).
+	 */
+	wqe->u.bind.access = a > UINT8_MAX ? UINT8_MAX : a;
+	wqe->u.bind.flags =
+		(info->mw_access_flags & IBV_ACCESS_ZERO_BASED) ?
+		DRAY_BIND_F_ZERO_BASED : 0;
 }
 
 /* Write a checked WR at sq.head. Context: sq.lock held. */
@@ -399,6 +431,10 @@ static void dray_write_send_wqe(struct dray_qp *qp,
 	case DRAY_WQE_SEND_INV:
 	case DRAY_WQE_LOCAL_INV:
 		wqe->u.inv.rkey = htole32(wr->invalidate_rkey);
+		break;
+	case DRAY_WQE_BIND_MW:
+		dray_wqe_set_bind(wqe, wr->bind_mw.rkey,
+				  &wr->bind_mw.bind_info);
 		break;
 	case DRAY_WQE_RDMA_WRITE_IMM:
 		wqe->imm_data = wr->imm_data;
@@ -448,8 +484,45 @@ static void dray_write_send_wqe(struct dray_qp *qp,
 	sq->head++;
 }
 
+static int dray_post_send_list(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			       struct ibv_send_wr **bad_wr, bool type1_ok);
+
+/*
+ * ibv_bind_mw(): a type 1 window is bound by a BIND_MW work request with
+ * its key's variant advanced, as type 2 windows are; the new key is the
+ * window's from here on (a bind that fails later completes in error).
+ */
+int dray_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+	}, *bad = NULL;
+	int err;
+
+	if (mw->type != IBV_MW_TYPE_1 ||
+	    (mw_bind->bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED))
+		return EINVAL;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	err = dray_post_send_list(ibqp, &wr, &bad, true);
+	if (!err)
+		mw->rkey = wr.bind_mw.rkey;
+	return err;
+}
+
 int dray_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr)
+{
+	return dray_post_send_list(ibqp, wr, bad_wr, false);
+}
+
+/* Post @wr and the rest of its list; @type1_ok: from dray_bind_mw(). */
+static int dray_post_send_list(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			       struct ibv_send_wr **bad_wr, bool type1_ok)
 {
 	struct dray_context *ctx = to_dray_ctx(ibqp->context);
 	struct dray_qp *qp = to_dray_qp(ibqp);
@@ -464,7 +537,7 @@ int dray_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		int opcode = dray_qp_is_ud(qp) ? dray_ud_wqe_opcode(wr->opcode) :
 						 dray_rc_wqe_opcode(wr->opcode);
 
-		err = dray_post_send_check(qp, wr, opcode);
+		err = dray_post_send_check(qp, wr, opcode, type1_ok);
 		if (unlikely(err)) {
 			*bad_wr = wr;
 			break;
@@ -688,6 +761,21 @@ static void dray_wr_local_inv(struct ibv_qp_ex *ibqpx, uint32_t invalidate_rkey)
 		wqe->u.inv.rkey = htole32(invalidate_rkey);
 }
 
+static void dray_wr_bind_mw(struct ibv_qp_ex *ibqpx, struct ibv_mw *mw,
+			    uint32_t rkey,
+			    const struct ibv_mw_bind_info *bind_info)
+{
+	struct dray_sq_wqe *wqe;
+
+	if (!mw || mw->type != IBV_MW_TYPE_2) {
+		dray_wr_fail(to_dray_qp_ex(ibqpx), EINVAL);
+		return;
+	}
+	wqe = dray_wr_new(ibqpx, DRAY_WQE_BIND_MW);
+	if (wqe)
+		dray_wqe_set_bind(wqe, rkey, bind_info);
+}
+
 static void dray_wr_set_rdma(struct dray_sq_wqe *wqe, uint32_t rkey,
 			     uint64_t remote_addr)
 {
@@ -871,6 +959,8 @@ void dray_qp_fill_wr_ops(struct dray_qp *qp, uint64_t send_ops_flags)
 		ibqpx->wr_send_inv = dray_wr_send_inv;
 	if (send_ops_flags & IBV_QP_EX_WITH_LOCAL_INV)
 		ibqpx->wr_local_inv = dray_wr_local_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_BIND_MW)
+		ibqpx->wr_bind_mw = dray_wr_bind_mw;
 	if (send_ops_flags & IBV_QP_EX_WITH_RDMA_WRITE)
 		ibqpx->wr_rdma_write = dray_wr_rdma_write;
 	if (send_ops_flags & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)

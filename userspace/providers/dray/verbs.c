@@ -122,6 +122,63 @@ struct ibv_mr *dray_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/* A memory window; BIND_MW work requests (or ibv_bind_mw) bind it. */
+struct ibv_mw *dray_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int err;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		verbs_err(verbs_get_ctx(pd->context),
+			  "ALLOC_MW of type %d failed: %s\n", type,
+			  strerror(err));
+		free(mw);
+		errno = err;
+		return NULL;
+	}
+	return mw;
+}
+
+int dray_dealloc_mw(struct ibv_mw *mw)
+{
+	int err = ibv_cmd_dealloc_mw(mw);
+
+	if (err)
+		return err;
+	free(mw);
+	return 0;
+}
+
+/*
+ * The kernel registers the MR anew and releases the old registration
+ * before it answers; the new keys are in vmr->ibv_mr afterwards.
+ */
+int dray_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+	int err;
+
+	err = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err)
+		verbs_err(verbs_get_ctx(vmr->ibv_mr.context),
+			  "REREG_MR of key %#x (flags %#x) failed: %s\n",
+			  vmr->ibv_mr.lkey, flags, strerror(err));
+	return err;
+}
+
 int dray_dereg_mr(struct verbs_mr *vmr)
 {
 	int err;
