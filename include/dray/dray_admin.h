@@ -51,6 +51,7 @@ enum dray_aq_opcode {
 	DRAY_CMD_DESTROY_AH	= 0x1b,
 	DRAY_CMD_CREATE_MW	= 0x1c,
 	DRAY_CMD_DESTROY_MW	= 0x1d,
+	DRAY_CMD_MODIFY_MR	= 0x1e,
 	DRAY_CMD_MAX_OPCODE,
 };
 
@@ -222,6 +223,32 @@ struct dray_cmd_destroy_mr {
 };
 
 /*
+ * MODIFY_MR: change an ordinary MR (no DRAY_MR_F_* flags) in place, its key
+ * kept (ibv_rereg_mr): with DRAY_MODIFY_MR_PD its PD (pdn), _ACCESS its
+ * rights (access), _TRANS its range and pages (iova, length, mtt_addr,
+ * n_pages as for CREATE_MR). The fields of what does not change are
+ * ignored. An MR with windows bound cannot be modified (BUSY). The change
+ * is atomic: once the command completed, no access of the device uses the
+ * old PD, rights or pages.
+ */
+#define DRAY_MODIFY_MR_PD	0x1
+#define DRAY_MODIFY_MR_ACCESS	0x2
+#define DRAY_MODIFY_MR_TRANS	0x4
+
+struct dray_cmd_modify_mr {
+	__le32	key;
+	__le32	pdn;
+	__u8	access;		/* DRAY_ACCESS_* */
+	__u8	what;		/* DRAY_MODIFY_MR_* */
+	__le16	reserved;
+	__le64	iova;
+	__le64	length;
+	__le64	mtt_addr;
+	__le32	n_pages;
+	__le32	reserved2;
+};
+
+/*
  * CREATE_MW: a memory window of PD pdn, created unbound (FREE): no access
  * goes through its key until a BIND_MW work request binds it to an MR
  * (dray_queue.h). Its key shares the MR table's index space. result =
@@ -378,6 +405,7 @@ struct dray_aq_entry {
 		struct dray_cmd_destroy_ah	destroy_ah;
 		struct dray_cmd_create_mw	create_mw;
 		struct dray_cmd_destroy_mw	destroy_mw;
+		struct dray_cmd_modify_mr	modify_mr;
 		__u8				raw[DRAY_AQ_PAYLOAD_SIZE];
 	} u;
 };
@@ -496,6 +524,8 @@ static_assert(sizeof(struct dray_cmd_create_mw) == 8,
 	      "dray_cmd_create_mw size");
 static_assert(sizeof(struct dray_cmd_destroy_mw) == 8,
 	      "dray_cmd_destroy_mw size");
+static_assert(sizeof(struct dray_cmd_modify_mr) == 48,
+	      "dray_cmd_modify_mr size");
 static_assert(sizeof(struct dray_aq_entry) == DRAY_AQ_ENTRY_SIZE,
 	      "dray_aq_entry size");
 static_assert(sizeof(struct dray_aq_cqe) == DRAY_AQ_CQE_SIZE,

@@ -311,6 +311,8 @@ static const struct aq_op aq_ops[DRAY_CMD_MAX_OPCODE] = {
 					struct dray_cmd_create_mw),
 	[DRAY_CMD_DESTROY_MW]	= AQ_OP(dray_hw_cmd_destroy_mw,
 					struct dray_cmd_destroy_mw),
+	[DRAY_CMD_MODIFY_MR]	= AQ_OP(dray_hw_cmd_modify_mr,
+					struct dray_cmd_modify_mr),
 };
 
 static void aq_execute(struct dray_hw *hw, const struct dray_aq_entry *e,

@@ -38,6 +38,8 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 			   struct dray_aq_result *res);
 void dray_hw_cmd_destroy_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 			    struct dray_aq_result *res);
+void dray_hw_cmd_modify_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
+			   struct dray_aq_result *res);
 void dray_hw_mrs_destroy(struct dray_hw *hw);
 
 /* dev_mw.c */

@@ -377,6 +377,111 @@ void dray_hw_cmd_destroy_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 	mr_free(mr);
 }
 
+/*
+ * MODIFY_MR (ibv_rereg_mr): the new PD, rights or pages checked and
+ * prepared outside engine.lock, then swapped in under it, so a pass sees
+ * the MR whole before or after. The key stays.
+ */
+void dray_hw_cmd_modify_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
+			   struct dray_aq_result *res)
+{
+	const struct dray_cmd_modify_mr *cmd = &e->u.modify_mr;
+	struct dray_hw_engine *eng = &hw->engine;
+	u32 key = le32_to_cpu(cmd->key);
+	struct dray_cmd_create_mr c = {};
+	struct page **old_pages = NULL;
+	struct dray_hw_mr *mr, n = {};
+	u32 syndrome = DRAY_AQ_SYN_NONE;
+	int status = DRAY_AQ_STS_OK;
+	u32 old_pdn;
+
+	if (cmd->reserved || cmd->reserved2) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return;
+	}
+	if (!cmd->what || cmd->what & ~(DRAY_MODIFY_MR_PD |
+					DRAY_MODIFY_MR_ACCESS |
+					DRAY_MODIFY_MR_TRANS)) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_FLAGS);
+		return;
+	}
+
+	mutex_lock(&eng->admin_lock);
+	mr = xa_load(&eng->mrs, dray_hw_mr_index(key));
+	if (!mr || mr->mw_type || mr->flags || mr->key != key) {
+		status = DRAY_AQ_STS_NOT_FOUND;
+		syndrome = DRAY_AQ_SYN_MR_KEY;
+		goto unlock;
+	}
+	/* What the MR will be: checked as CREATE_MR checks a new one. */
+	c.pdn = cpu_to_le32(cmd->what & DRAY_MODIFY_MR_PD ?
+			    le32_to_cpu(cmd->pdn) : mr->pdn);
+	c.access = cmd->what & DRAY_MODIFY_MR_ACCESS ? cmd->access :
+		   mr->access;
+	if (cmd->what & DRAY_MODIFY_MR_TRANS) {
+		c.iova = cmd->iova;
+		c.length = cmd->length;
+		c.mtt_addr = cmd->mtt_addr;
+		c.n_pages = cmd->n_pages;
+	} else {
+		c.iova = cpu_to_le64(mr->iova);
+		c.length = cpu_to_le64(mr->length);
+		c.n_pages = cpu_to_le32(mr->n_pages);
+	}
+	status = mr_params(&c, &n, &syndrome);
+	if (status)
+		goto unlock;
+	if (cmd->what & DRAY_MODIFY_MR_TRANS) {
+		n.pages = kvcalloc(n.n_pages, sizeof(*n.pages),
+				   GFP_KERNEL | __GFP_NOWARN);
+		if (!n.pages) {
+			status = DRAY_AQ_STS_NO_RESOURCES;
+			syndrome = DRAY_AQ_SYN_PAGE_COUNT;
+			goto unlock;
+		}
+		status = mtt_walk(hw, le64_to_cpu(c.mtt_addr), n.n_pages,
+				  n.pages, &syndrome);
+		if (status)
+			goto unlock;
+	}
+	if (n.pdn != mr->pdn && !dray_hw_pd_get(hw, n.pdn)) {
+		status = DRAY_AQ_STS_NOT_FOUND;
+		syndrome = DRAY_AQ_SYN_PDN;
+		goto unlock;
+	}
+
+	dray_hw_engine_lock(hw);
+	if (mr->windows) {
+		dray_hw_engine_unlock(hw);
+		if (n.pdn != mr->pdn)
+			dray_hw_pd_put(hw, n.pdn);
+		status = DRAY_AQ_STS_BUSY;
+		syndrome = DRAY_AQ_SYN_MR_KEY;
+		goto unlock;
+	}
+	old_pdn = mr->pdn;
+	mr->pdn = n.pdn;
+	mr->access = n.access;
+	if (cmd->what & DRAY_MODIFY_MR_TRANS) {
+		old_pages = mr->pages;
+		mr->pages = n.pages;
+		mr->iova = n.iova;
+		mr->length = n.length;
+		mr->n_pages = n.n_pages;
+		n.pages = NULL;
+	}
+	dray_hw_engine_unlock(hw);
+	if (old_pdn != mr->pdn)
+		dray_hw_pd_put(hw, old_pdn);
+	res->result = key;
+unlock:
+	mutex_unlock(&eng->admin_lock);
+	kvfree(n.pages);
+	kvfree(old_pages);
+	if (status)
+		dray_aq_fail(res, status, syndrome);
+}
+
 /* Is every page of [addr, last] host RAM (physical MR)? */
 static bool phys_range_ok(u64 addr, u64 last)
 {

@@ -36,6 +36,7 @@ static const char * const aq_opcode_names[DRAY_CMD_MAX_OPCODE] = {
 	[DRAY_CMD_DESTROY_AH]	= "DESTROY_AH",
 	[DRAY_CMD_CREATE_MW]	= "CREATE_MW",
 	[DRAY_CMD_DESTROY_MW]	= "DESTROY_MW",
+	[DRAY_CMD_MODIFY_MR]	= "MODIFY_MR",
 };
 
 const char *dray_aq_opcode_name(u8 opcode)
@@ -102,6 +103,10 @@ static void aq_object(const struct dray_aq_entry *e, char *buf, size_t len)
 		break;
 	case DRAY_CMD_CREATE_MW:
 		snprintf(buf, len, "PD %u", le32_to_cpu(e->u.create_mw.pdn));
+		break;
+	case DRAY_CMD_MODIFY_MR:
+		snprintf(buf, len, "MR key %#x",
+			 le32_to_cpu(e->u.modify_mr.key));
 		break;
 	case DRAY_CMD_DESTROY_MW:
 		snprintf(buf, len, "MW key %#x",

@@ -294,6 +294,25 @@ int dray_admin_destroy_mr(struct dray_dev *dev, u32 key)
 	return cmd_destroy(dev, DRAY_CMD_DESTROY_MR, key);
 }
 
+int dray_admin_modify_mr(struct dray_dev *dev, u32 key, u8 what,
+			 const struct dray_mr_params *p)
+{
+	struct dray_cmd_modify_mr *c;
+	struct dray_aq_entry e;
+
+	cmd_init(&e, DRAY_CMD_MODIFY_MR);
+	c = &e.u.modify_mr;
+	c->key = cpu_to_le32(key);
+	c->what = what;
+	c->pdn = cpu_to_le32(p->pdn);
+	c->access = p->access;
+	c->iova = cpu_to_le64(p->iova);
+	c->length = cpu_to_le64(p->length);
+	c->mtt_addr = cpu_to_le64(p->mtt_addr);
+	c->n_pages = cpu_to_le32(p->n_pages);
+	return dray_aq_exec(dev, &e, NULL);
+}
+
 int dray_admin_create_mw(struct dray_dev *dev, u32 pdn, u8 type, u32 *key)
 {
 	struct dray_aq_entry e;

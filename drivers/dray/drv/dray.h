@@ -495,6 +495,8 @@ int dray_admin_destroy_pd(struct dray_dev *dev, u32 pdn);
 int dray_admin_create_mr(struct dray_dev *dev, const struct dray_mr_params *p,
 			 u32 *key);
 int dray_admin_destroy_mr(struct dray_dev *dev, u32 key);
+int dray_admin_modify_mr(struct dray_dev *dev, u32 key, u8 what,
+			 const struct dray_mr_params *p);
 int dray_admin_create_mw(struct dray_dev *dev, u32 pdn, u8 type, u32 *key);
 int dray_admin_destroy_mw(struct dray_dev *dev, u32 key);
 int dray_admin_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,

@@ -76,6 +76,46 @@ static int dray_mr_check(struct dray_dev *dev, u64 start, u64 length,
 	return 0;
 }
 
+/*
+ * Pin [start, start + length) for an MR at iova @virt_addr and describe
+ * its 4 KiB blocks in an MTT (*mtt, *n_pages); the caller frees the MTT
+ * once the device has copied it, and releases *umem on failure after.
+ */
+static int dray_mr_pin(struct dray_dev *dev, u64 start, u64 length,
+		       u64 virt_addr, int access, struct ib_umem **umem,
+		       struct dray_mtt *mtt, u32 *n_pages)
+{
+	size_t blocks;
+	int ret;
+
+	*umem = ib_umem_get(&dev->ibdev, start, length, access);
+	if (IS_ERR(*umem)) {
+		ret = PTR_ERR(*umem);
+		ddev_dbg_rl(dev, "reg_mr: pinning %#llx+%llu failed (%d)\n",
+			    start, length, ret);
+		return ret;
+	}
+	/* Sets umem->iova; offsets match (checked), so 4 KiB always fits. */
+	if (!ib_umem_find_best_pgsz(*umem, SZ_4K, virt_addr)) {
+		ret = -EINVAL;
+		goto release_umem;
+	}
+	blocks = ib_umem_num_dma_blocks(*umem, SZ_4K);
+	if (blocks > U32_MAX) {
+		ret = -EINVAL;
+		goto release_umem;
+	}
+	*n_pages = blocks;
+	ret = dray_mtt_build(dev, *umem, *n_pages, mtt);
+	if (ret)
+		goto release_umem;
+	return 0;
+
+release_umem:
+	ib_umem_release(*umem);
+	return ret;
+}
+
 /* Pin the pages, describe them in an MTT and create the device MR. */
 static int dray_mr_create(struct dray_dev *dev, struct dray_mr *mr, u32 pdn,
 			  u64 start, u64 length, u64 virt_addr, int access)
@@ -87,32 +127,13 @@ static int dray_mr_create(struct dray_dev *dev, struct dray_mr *mr, u32 pdn,
 		.length = length,
 	};
 	struct dray_mtt mtt;
-	size_t blocks;
 	u32 key;
 	int ret;
 
-	mr->umem = ib_umem_get(&dev->ibdev, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		ret = PTR_ERR(mr->umem);
-		ddev_dbg_rl(dev, "reg_mr: pinning %#llx+%llu failed (%d)\n",
-			    start, length, ret);
-		return ret;
-	}
-	/* Sets umem->iova; offsets match (checked), so 4 KiB always fits. */
-	if (!ib_umem_find_best_pgsz(mr->umem, SZ_4K, virt_addr)) {
-		ret = -EINVAL;
-		goto release_umem;
-	}
-	blocks = ib_umem_num_dma_blocks(mr->umem, SZ_4K);
-	if (blocks > U32_MAX) {
-		ret = -EINVAL;
-		goto release_umem;
-	}
-	p.n_pages = blocks;
-
-	ret = dray_mtt_build(dev, mr->umem, p.n_pages, &mtt);
+	ret = dray_mr_pin(dev, start, length, virt_addr, access, &mr->umem,
+			  &mtt, &p.n_pages);
 	if (ret)
-		goto release_umem;
+		return ret;
 	p.mtt_addr = dray_mtt_addr(&mtt);
 	ret = dray_admin_create_mr(dev, &p, &key);
 	dray_mtt_free(dev, &mtt);
@@ -120,17 +141,14 @@ static int dray_mr_create(struct dray_dev *dev, struct dray_mr *mr, u32 pdn,
 		if (ret == -ENOSPC)
 			ddev_dbg_rl(dev, "reg_mr: no free MR, max_mr %u\n",
 				    dev->caps.max_mr);
-		goto release_umem;
+		ib_umem_release(mr->umem);
+		return ret;
 	}
 
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 	mr->access = access;
 	return 0;
-
-release_umem:
-	ib_umem_release(mr->umem);
-	return ret;
 }
 
 struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -164,7 +182,7 @@ struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 /**
  * dray_rereg_user_mr() - ibv_rereg_mr: change an MR's translation, PD or
- *			  access rights
+ *			  access rights, its keys kept
  * @ibmr: the MR
  * @flags: IB_MR_REREG_TRANS, IB_MR_REREG_PD, IB_MR_REREG_ACCESS
  * @start: the new user address (IB_MR_REREG_TRANS)
@@ -174,24 +192,29 @@ struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
  * @ibpd: the PD (the new one with IB_MR_REREG_PD)
  * @udata: the driver-specific data (none is taken)
  *
- * A new device MR with what changes and what stays, then the core
- * destroys the old one: the device never touches the old pages after the
- * verb returned, and the keys change (ibv_rereg_mr() returns them).
+ * The device modifies the MR in place (MODIFY_MR). New pages are pinned
+ * first and the old ones released only after the command completed: the
+ * device never touches the old pages after the verb returned. Rights that
+ * newly allow writing re-pin the pages too (they were pinned read-only).
  *
  * Context: process, may sleep.
- * Return: the new MR, or ERR_PTR(): -EINVAL, -EOPNOTSUPP (unsupported
- * rights), -ENOMEM, -ENOSPC; the old MR is unchanged then.
+ * Return: NULL (the MR modified in place), or ERR_PTR(): -EINVAL,
+ * -EOPNOTSUPP (unsupported rights), -EBUSY (windows are bound to it),
+ * -ENOMEM; the MR is unchanged then.
  */
 struct ib_mr *dray_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 u64 length, u64 virt_addr, int access_flags,
 				 struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct dray_dev *dev = to_ddev(ibmr->device);
-	struct dray_mr *old = to_dmr(ibmr), *mr;
-	int access = old->access;
-	int ret;
+	struct dray_mr *mr = to_dmr(ibmr);
+	struct dray_mr_params p = { .pdn = to_dpd(ibpd)->pdn };
+	int access = mr->access, ret;
+	struct ib_umem *umem = NULL;
+	struct dray_mtt mtt;
+	u8 what = 0;
 
-	if (!old->umem)
+	if (!mr->umem)
 		return ERR_PTR(-EINVAL);	/* not a user MR */
 	if (udata) {
 		ret = dray_udata_cmd(dev, udata, NULL, 0, 0, "rereg_mr");
@@ -199,28 +222,45 @@ struct ib_mr *dray_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 			return ERR_PTR(ret);
 	}
 	if (!(flags & IB_MR_REREG_TRANS)) {
-		start = old->umem->address;
-		length = old->umem->length;
+		start = mr->umem->address;
+		length = mr->umem->length;
 		virt_addr = ibmr->iova;
 	}
-	if (flags & IB_MR_REREG_ACCESS)
+	if (flags & IB_MR_REREG_ACCESS) {
 		access = access_flags;
+		what |= DRAY_MODIFY_MR_ACCESS;
+	}
+	if (flags & IB_MR_REREG_PD)
+		what |= DRAY_MODIFY_MR_PD;
 	ret = dray_mr_check(dev, start, length, virt_addr, access);
 	if (ret)
 		return ERR_PTR(ret);
-
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	ret = dray_mr_create(dev, mr, to_dpd(ibpd)->pdn, start, length,
-			     virt_addr, access);
-	if (ret) {
-		kfree(mr);
-		return ERR_PTR(ret);
+	if ((flags & IB_MR_REREG_TRANS) ||
+	    (ib_access_writable(access) && !ib_access_writable(mr->access))) {
+		ret = dray_mr_pin(dev, start, length, virt_addr, access, &umem,
+				  &mtt, &p.n_pages);
+		if (ret)
+			return ERR_PTR(ret);
+		p.mtt_addr = dray_mtt_addr(&mtt);
+		p.iova = virt_addr;
+		p.length = length;
+		what |= DRAY_MODIFY_MR_TRANS;
 	}
-	mr->ibmr.iova = virt_addr;
-	mr->ibmr.length = length;
-	return &mr->ibmr;
+	p.access = dray_access_to_hw(access);
+	ret = dray_admin_modify_mr(dev, ibmr->lkey, what, &p);
+	if (umem) {
+		dray_mtt_free(dev, &mtt);
+		if (ret) {
+			ib_umem_release(umem);
+		} else {
+			ib_umem_release(mr->umem);
+			mr->umem = umem;
+		}
+	}
+	if (ret)
+		return ERR_PTR(ret);
+	mr->access = access;
+	return NULL;
 }
 
 /**
