@@ -241,6 +241,7 @@ struct dray_cmd_modify_mr {
 	__u8	access;		/* DRAY_ACCESS_* */
 	__u8	what;		/* DRAY_MODIFY_MR_* */
 	__le16	reserved;
+	__le32	reserved1;
 	__le64	iova;
 	__le64	length;
 	__le64	mtt_addr;

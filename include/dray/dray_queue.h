@@ -187,7 +187,7 @@ struct dray_sq_wqe {
 			__le64	length;		/* 0 (type 1): unbind */
 			__u8	access;		/* DRAY_ACCESS_REMOTE_* */
 			__u8	flags;		/* DRAY_BIND_F_* */
-			__u8	reserved[2];
+			__u8	reserved[6];
 		} bind;
 		__u8	raw[48];
 	} u;

@@ -44,6 +44,7 @@ UNIT_TEST(output_layouts)
 	CHECK_EQ(offsetof(struct dray_device_caps, node_guid), 8);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_uar), 48);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_fr_pages), 120);
+	CHECK_EQ(offsetof(struct dray_device_caps, max_mw), 124);
 	CHECK_EQ(sizeof(struct dray_port_attr), 32);
 	CHECK_EQ(offsetof(struct dray_port_attr, eth_mtu), 4);
 	CHECK_EQ(offsetof(struct dray_port_attr, mac), 16);
@@ -78,6 +79,16 @@ UNIT_TEST(object_command_layouts)
 	CHECK_EQ(offsetof(struct dray_cmd_destroy_mr, key), 0);
 	CHECK_EQ(offsetof(struct dray_cmd_destroy_cq, cqn), 0);
 	CHECK_EQ(offsetof(struct dray_cmd_destroy_ah, ahn), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_destroy_mw, key), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_create_mw, pdn), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_create_mw, type), 4);
+	CHECK_EQ(offsetof(struct dray_cmd_modify_mr, key), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_modify_mr, pdn), 4);
+	CHECK_EQ(offsetof(struct dray_cmd_modify_mr, access), 8);
+	CHECK_EQ(offsetof(struct dray_cmd_modify_mr, what), 9);
+	CHECK_EQ(offsetof(struct dray_cmd_modify_mr, iova), 16);
+	CHECK_EQ(offsetof(struct dray_cmd_modify_mr, mtt_addr), 32);
+	CHECK_EQ(offsetof(struct dray_cmd_modify_mr, n_pages), 40);
 	CHECK_EQ(offsetof(struct dray_cmd_del_gid, index), 0);
 }
 
@@ -164,6 +175,13 @@ UNIT_TEST(send_wqe_layout)
 	CHECK_EQ(DRAY_WQE_SEND_INV, 0x07);
 	CHECK_EQ(DRAY_WQE_LOCAL_INV, 0x08);
 	CHECK_EQ(DRAY_WQE_REG_MR, 0x09);
+	CHECK_EQ(DRAY_WQE_BIND_MW, 0x0a);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.bind.mw_key), 16);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.bind.mr_lkey), 20);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.bind.addr), 24);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.bind.length), 32);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.bind.access), 40);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, u.bind.flags), 41);
 
 	CHECK_EQ(sizeof(struct dray_sge), DRAY_SGE_SIZE);
 	CHECK_EQ(DRAY_SGE_SIZE, 16);
@@ -235,6 +253,11 @@ UNIT_TEST(shared_numbers)
 	CHECK_EQ(DRAY_VERR_FR_PARAMS, 0x91);
 	CHECK_EQ(DRAY_VERR_FR_PRIV, 0x92);
 	CHECK_EQ(DRAY_VERR_INV_KEY, 0x93);
+	CHECK_EQ(DRAY_VERR_MW_KEY, 0x94);
+	CHECK_EQ(DRAY_VERR_MW_ZERO_BASED, 0x98);
+	CHECK_EQ(DRAY_CQE_ST_MW_BIND_ERR, 6);
+	CHECK_EQ(DRAY_CQE_BIND_MW, 0x07);
+	CHECK_EQ(DRAY_ACCESS_MW_BIND, 0x10);
 }
 
 UNIT_TEST(uar_layout)

@@ -383,6 +383,7 @@ UNIT_TEST(request_opcodes)
 	/* Local operations put nothing on the wire. */
 	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_LOCAL_INV, F | L), -1);
 	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_REG_MR, F | L), -1);
+	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_BIND_MW, F | L), -1);
 	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_OPCODE_MAX, F | L), -1);
 	CHECK_EQ(dray_wire_req_opcode(0xff, F | L), -1);
 	CHECK_EQ(dray_wire_read_resp_opcode(F), DRAY_OP_READ_RESP_FIRST);

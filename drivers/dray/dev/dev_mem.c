@@ -395,7 +395,7 @@ void dray_hw_cmd_modify_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 	int status = DRAY_AQ_STS_OK;
 	u32 old_pdn;
 
-	if (cmd->reserved || cmd->reserved2) {
+	if (cmd->reserved || cmd->reserved1 || cmd->reserved2) {
 		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
 		return;
 	}

@@ -150,6 +150,23 @@ static u8 mr_err_to_verr(enum dray_mr_err err)
 	}
 }
 
+/* Are reserved bytes of a local operation's fields set? */
+static bool swqe_local_reserved(const struct dray_sq_wqe *h)
+{
+	switch (h->opcode) {
+	case DRAY_WQE_LOCAL_INV:
+		return memchr_inv(h->u.inv.reserved, 0,
+				  sizeof(h->u.inv.reserved));
+	case DRAY_WQE_REG_MR:
+		return memchr_inv(h->u.reg.reserved, 0,
+				  sizeof(h->u.reg.reserved)) ||
+		       h->u.reg.reserved2;
+	default:
+		return memchr_inv(h->u.bind.reserved, 0,
+				  sizeof(h->u.bind.reserved));
+	}
+}
+
 /*
  * A local operation (LOCAL_INV, REG_MR, BIND_MW) moves no data: no SGEs,
  * no inline payload. REG_MR names host memory by bus address: privileged QPs only.
@@ -166,6 +183,9 @@ static int swqe_local(struct dray_hw_qp *qp, struct dray_hw_swqe *wqe)
 	if (wqe->hdr.opcode == DRAY_WQE_REG_MR && !(qp->flags & DRAY_QP_F_PRIV))
 		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
 				 DRAY_VERR_FR_PRIV);
+	if (swqe_local_reserved(&wqe->hdr))
+		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
+				 DRAY_VERR_WQE_FLAGS);
 	return 0;
 }
 
