@@ -606,17 +606,12 @@ u8 dray_hw_mr_fast_reg(struct dray_hw *hw, u32 pdn,
 	return 0;
 }
 
-u8 dray_hw_mr_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
-			 u32 key, bool remote)
+u8 dray_hw_mr_invalidate(struct dray_hw *hw, u32 pdn, u32 key)
 {
-	u32 pdn = qp->pdn;
 	struct dray_hw_mr *mr;
 
 	lockdep_assert_held(&hw->engine.lock);
 
-	mr = xa_load(&hw->engine.mrs, dray_hw_mr_index(key));
-	if (mr && mr->mw_type)
-		return dray_hw_mw_invalidate(hw, qp, mr, key, remote);
 	mr = mr_fast_reg_find(hw, pdn, key);
 	if (!mr)
 		return DRAY_VERR_FR_KEY;

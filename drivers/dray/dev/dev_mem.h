@@ -77,27 +77,28 @@ u64 dray_hw_mr_atomic(struct dray_hw_mr *mr, u64 addr, bool cmp_swap,
 /*
  * Fast registration (the local operations of dray_queue.h), for the QP's
  * PD @pdn. dray_hw_mr_fast_reg() executes a REG_MR WQE @w;
- * dray_hw_mr_invalidate() a LOCAL_INV of @key, or the invalidation a
- * received SEND with invalidate asks for. Each returns 0 or, refused,
- * a DRAY_VERR_* code; the MR is unchanged then.
+ * dray_hw_mr_invalidate() invalidates the fast-registration MR @key.
+ * Each returns 0 or, refused, a DRAY_VERR_* code; the MR is unchanged
+ * then.
  */
 u8 dray_hw_mr_fast_reg(struct dray_hw *hw, u32 pdn,
 		       const struct dray_sq_wqe *w);
-u8 dray_hw_mr_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
-			 u32 key, bool remote);
+u8 dray_hw_mr_invalidate(struct dray_hw *hw, u32 pdn, u32 key);
 
 /*
  * dev_mw.c: memory windows, for the engine. dray_hw_mw_bind() executes a
- * BIND_MW WQE @w of @qp: 0 or a DRAY_VERR_* code. dray_hw_mw_invalidate()
- * is dray_hw_mr_invalidate() for the window @mw (at @key's index).
+ * BIND_MW WQE @w of @qp: 0 or a DRAY_VERR_* code. dray_hw_key_invalidate()
+ * executes a LOCAL_INV of @key on @qp, or (@remote) the invalidation a
+ * received SEND with invalidate asks for, of a window or of a
+ * fast-registration MR (through dray_hw_mr_invalidate()).
  * dray_hw_rkey_check() is dray_hw_mr_check() for a key from the wire,
  * an MR's or a window's, on @qp: on DRAY_MR_OK, *addr is the address in
  * *mr where the access goes (a window translates it).
  */
 u8 dray_hw_mw_bind(struct dray_hw *hw, const struct dray_hw_qp *qp,
 		   const struct dray_sq_wqe *w);
-u8 dray_hw_mw_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
-			 struct dray_hw_mr *mw, u32 key, bool remote);
+u8 dray_hw_key_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
+			  u32 key, bool remote);
 enum dray_mr_err dray_hw_rkey_check(struct dray_hw *hw, u32 key,
 				    const struct dray_hw_qp *qp, u8 access,
 				    u64 *addr, u64 len,

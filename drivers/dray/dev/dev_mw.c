@@ -198,11 +198,9 @@ u8 dray_hw_mw_bind(struct dray_hw *hw, const struct dray_hw_qp *qp,
 	return 0;
 }
 
-u8 dray_hw_mw_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
-			 struct dray_hw_mr *mw, u32 key, bool remote)
+static u8 mw_invalidate(const struct dray_hw_qp *qp, struct dray_hw_mr *mw,
+			u32 key, bool remote)
 {
-	lockdep_assert_held(&hw->engine.lock);
-
 	if (mw->pdn != qp->pdn)
 		return DRAY_VERR_FR_KEY;
 	/* o10-37.2.26: type 1 windows cannot be invalidated. */
@@ -215,6 +213,19 @@ u8 dray_hw_mw_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
 		return DRAY_VERR_MW_STATE;
 	mw_unbind(mw);
 	return 0;
+}
+
+u8 dray_hw_key_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
+			  u32 key, bool remote)
+{
+	struct dray_hw_mr *mw;
+
+	lockdep_assert_held(&hw->engine.lock);
+
+	mw = xa_load(&hw->engine.mrs, dray_hw_mr_index(key));
+	if (mw && mw->mw_type)
+		return mw_invalidate(qp, mw, key, remote);
+	return dray_hw_mr_invalidate(hw, qp->pdn, key);
 }
 
 enum dray_mr_err dray_hw_rkey_check(struct dray_hw *hw, u32 key,

@@ -267,9 +267,9 @@ static u8 req_local(struct dray_hw *hw, struct dray_hw_qp *qp, u8 *verr)
 			       le32_to_cpu(h->u.bind.mw_key), *verr);
 		return *verr ? DRAY_CQE_ST_MW_BIND_ERR : DRAY_CQE_ST_SUCCESS;
 	default:
-		*verr = dray_hw_mr_invalidate(hw, qp,
-					      le32_to_cpu(h->u.inv.rkey),
-					      false);
+		*verr = dray_hw_key_invalidate(hw, qp,
+					       le32_to_cpu(h->u.inv.rkey),
+					       false);
 		break;
 	}
 	if (*verr)

@@ -340,7 +340,7 @@ static enum resp_state resp_invalidate(struct resp_ctx *c)
 	u32 rkey = c->rx->hdr.rkey;
 	u8 verr;
 
-	verr = dray_hw_mr_invalidate(c->hw, c->qp, rkey, true);
+	verr = dray_hw_key_invalidate(c->hw, c->qp, rkey, true);
 	if (verr) {
 		xp_dbg(c->hw, c->qp, "remote invalidation of %#x refused, detail %#x\n",
 		       rkey, verr);
