@@ -122,6 +122,41 @@ struct ibv_mr *dray_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * An MR of a dma-buf. The kernel attaches the dma-buf to the device,
+ * pins it and checks everything; fd -1 fails with EBADF, which is how
+ * UCX, NCCL and libfabric probe for the capability. No driver data.
+ */
+struct ibv_mr *dray_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access)
+{
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_reg_dmabuf_mr(ibpd, offset, length, iova, fd, access,
+				    vmr, NULL);
+	if (err) {
+		/* A probe's fd -1 is expected: no message for EBADF. */
+		if (err != EBADF)
+			verbs_err(verbs_get_ctx(ibpd->context),
+				  "REG_DMABUF_MR of %zu bytes at %#llx of fd %d failed: %s\n",
+				  length, (unsigned long long)offset, fd,
+				  strerror(err));
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+
+	return &vmr->ibv_mr;
+}
+
 int dray_dereg_mr(struct verbs_mr *vmr)
 {
 	int err;
