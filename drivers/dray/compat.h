@@ -21,4 +21,31 @@ static inline void dray_vm_flags_clear(struct vm_area_struct *vma,
 #endif
 }
 
+/*
+ * Newer kernels (6.12 among them) hand reg_user_mr_dmabuf the verb's
+ * attribute bundle instead of its driver udata; Kbuild detects it. The
+ * op's last parameter is a struct dray_dmabuf_mr_arg *, and
+ * dray_dmabuf_mr_udata() the udata in it.
+ */
+#ifdef DRAY_HAVE_DMABUF_MR_ATTRS
+#include <rdma/uverbs_ioctl.h>
+
+#define dray_dmabuf_mr_arg	uverbs_attr_bundle
+
+static inline struct ib_udata *
+dray_dmabuf_mr_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+#else
+#include <rdma/ib_verbs.h>
+
+#define dray_dmabuf_mr_arg	ib_udata
+
+static inline struct ib_udata *dray_dmabuf_mr_udata(struct ib_udata *udata)
+{
+	return udata;
+}
+#endif
+
 #endif /* DRAY_COMPAT_H */

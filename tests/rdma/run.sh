@@ -22,6 +22,9 @@
 #   verbs_err  tests/rdma/verbs_err (kselftest harness), one line per case
 #   hostile    tests/rdma/hostile (dray only)
 #   ud         tests/rdma/ud (kselftest harness): UD QPs, one line per case
+#   dmabuf     tests/rdma/dmabuf (kselftest harness): dma-buf MRs, one line
+#              per case, over vgem (modprobe'd here) and the test exporter
+#              build/rdma/dray_dmabuf_exp.ko (insmod'ed here, removed after)
 #   loss       netem loss 1% duplicate 1% reorder 5% delay 1ms on both
 #              veths, then a long integrity run of writes, reads, sends
 #              (and atomics) that must end with every byte correct
@@ -45,7 +48,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest integrity verbs_err hostile ud loss}
+groups=${*:-pingpong perftest integrity verbs_err hostile ud dmabuf loss}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -282,6 +285,28 @@ if want ud; then
 	todo=
 	[[ $kind == rxe ]] && todo="rxe 6.1 deviates from IBTA for UD"
 	harness_tap ud "$LOG/ud.out" "$rc" "$todo"
+fi
+
+# --- dmabuf (kselftest harness) ----------------------------------------------
+if want dmabuf; then
+	# The exporters: vgem (system memory, a module of the test kernel)
+	# and the test exporter (contiguous RAM, PCI BAR memory). A missing
+	# one makes its cases skip with the reason.
+	modprobe vgem >"$LOG/exp" 2>&1 || echo "# dmabuf: modprobe vgem failed: $(tail -n1 "$LOG/exp")"
+	exp_loaded=
+	if [[ ! -f $BIN/dray_dmabuf_exp.ko ]]; then
+		echo "# dmabuf: no $BIN/dray_dmabuf_exp.ko (kernel headers missing at build time?)"
+	elif insmod "$BIN/dray_dmabuf_exp.ko" >"$LOG/exp" 2>&1; then
+		exp_loaded=1
+	else
+		echo "# dmabuf: insmod dray_dmabuf_exp.ko failed: $(tail -n1 "$LOG/exp")"
+	fi
+	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
+		timeout 1200 "$BIN/dmabuf" >"$LOG/dmabuf.out" 2>&1
+	rc=$?
+	grep -E "^# .*(Expected|FAIL|SKIP|BAR memory|attached by)" "$LOG/dmabuf.out" | sed 's/^#*/#/'
+	harness_tap dmabuf "$LOG/dmabuf.out" "$rc"
+	[[ -n $exp_loaded ]] && rmmod dray_dmabuf_exp
 fi
 
 # --- hostile -----------------------------------------------------------------

@@ -20,8 +20,9 @@
 #include "dev_obj.h"
 
 /*
- * Zero copy is not allowed from @page (a physical MR's): copy the piece
- * into a fragment of its own instead.
+ * Zero copy is not allowed from @page (a physical or fast-registration
+ * MR's, or a page that cannot be held): copy the piece into a fragment of
+ * its own instead.
  */
 static int skb_add_copy_frag(struct sk_buff *skb, struct page *page,
 			     u32 off, u32 len)
@@ -45,6 +46,23 @@ static int skb_add_copy_frag(struct sk_buff *skb, struct page *page,
 	skb->data_len += len;
 	skb->truesize += len;
 	return 0;
+}
+
+/*
+ * Hold @page for a fragment: the frame may outlive the MR (it can sit in
+ * a queue of the netdev after DESTROY_MR completed). A compound page is
+ * held through its head. A page without a reference count of its own, a
+ * tail page of a non-compound allocation (what dma_alloc_coherent()
+ * makes, and so what a dma-buf exporter may hand out), cannot be held:
+ * a reference taken on it would free it when dropped.
+ */
+static bool frag_page_hold(struct page *page)
+{
+	if (PageCompound(page)) {
+		get_page(page);
+		return true;
+	}
+	return get_page_unless_zero(page);
 }
 
 /**
@@ -73,26 +91,26 @@ int dray_hw_mr_to_skb(struct sk_buff *skb, struct dray_hw_mr *mr, u64 addr,
 		if (!page || !plen)
 			return -EFAULT;
 		plen = min(plen, len);
-		if (zcopy && !dray_hw_mr_zcopy_ok(mr)) {
+		i = skb_shinfo(skb)->nr_frags;
+		if (zcopy && dray_hw_mr_zcopy_ok(mr) && i &&
+		    skb_can_coalesce(skb, i, page, off)) {
+			/* the fragment before holds the page already */
+			skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], plen);
+			skb->len += plen;
+			skb->data_len += plen;
+			skb->truesize += plen;
+		} else if (zcopy && dray_hw_mr_zcopy_ok(mr) &&
+			   i < MAX_SKB_FRAGS - 1 && frag_page_hold(page)) {
+			/* One fragment stays free for the trailer. */
+			skb_fill_page_desc(skb, i, page, off, plen);
+			skb->len += plen;
+			skb->data_len += plen;
+			skb->truesize += plen;
+		} else if (zcopy) {
 			int ret = skb_add_copy_frag(skb, page, off, plen);
 
 			if (ret)
 				return ret;
-		} else if (zcopy) {
-			i = skb_shinfo(skb)->nr_frags;
-			if (i && skb_can_coalesce(skb, i, page, off)) {
-				skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1],
-						  plen);
-			} else {
-				/* One fragment stays free for the trailer. */
-				if (i >= MAX_SKB_FRAGS - 1)
-					return -EMSGSIZE;
-				get_page(page);
-				skb_fill_page_desc(skb, i, page, off, plen);
-			}
-			skb->len += plen;
-			skb->data_len += plen;
-			skb->truesize += plen;
 		} else {
 			void *va = kmap_local_page(page);
 

@@ -27,6 +27,7 @@
 #include <dray/dray_verr.h>
 
 #include "../bus.h"
+#include "../compat.h"
 
 #define DRAY_AQ_LOG_DEPTH	5
 #define DRAY_AQ_TIMEOUT_MS	5000
@@ -547,6 +548,10 @@ struct ib_mr *dray_get_dma_mr(struct ib_pd *ibpd, int access_flags);
 struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access_flags,
 			       struct ib_udata *udata);
+struct ib_mr *dray_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				      u64 length, u64 virt_addr, int fd,
+				      int access_flags,
+				      struct dray_dmabuf_mr_arg *arg);
 int dray_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *dray_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 u64 length, u64 virt_addr, int access_flags,

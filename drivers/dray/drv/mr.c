@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray driver: memory regions of user memory, the kernel's DMA MR, and
- * kernel fast-registration MRs.
+ * dray driver: memory regions of user memory and of dma-bufs, the
+ * kernel's DMA MR, and kernel fast-registration MRs.
  *
  * The pages are pinned with ib_umem_get() and described to the device in
  * 4 KiB blocks through an MTT; the device enforces PD, range and access
  * rights on every use of the key. The pages stay pinned until the device
  * destroyed the MR: DESTROY_MR completes only once no transfer uses it.
+ *
+ * A dma-buf MR (reg_user_mr_dmabuf) is the same with the DMA addresses
+ * of a pinned dma-buf attachment instead of pinned user pages.
  *
  * Fast registration (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR): the MR is
  * created FREE with room for max_num_sg pages; map_mr_sg writes the 4 KiB
@@ -36,8 +39,8 @@
 #define DRAY_MR_ACCESS_IGNORED	(IB_ACCESS_HUGETLB | IB_ACCESS_OPTIONAL)
 
 /*
- * Check what the core does not: flags for features dray lacks (memory
- * windows, zero-based MRs, on-demand paging) and the device's limits.
+ * Check what the core does not: flags for features dray lacks (zero-based
+ * MRs, on-demand paging) and the device's limits.
  */
 static int dray_mr_check(struct dray_dev *dev, u64 start, u64 length,
 			 u64 virt_addr, int access)
@@ -77,48 +80,70 @@ static int dray_mr_check(struct dray_dev *dev, u64 start, u64 length,
 }
 
 /*
- * Pin [start, start + length) for an MR at iova @virt_addr and describe
- * its 4 KiB blocks in an MTT (*mtt, *n_pages); the caller frees the MTT
- * once the device has copied it, and releases *umem on failure after.
+ * Describe @umem (pinned user pages or a pinned dma-buf), an MR at iova
+ * @virt_addr, in an MTT of 4 KiB blocks (*mtt, *n_pages); the caller frees
+ * the MTT once the device has copied it.
+ */
+static int dray_mr_describe(struct dray_dev *dev, struct ib_umem *umem,
+			    u64 virt_addr, struct dray_mtt *mtt, u32 *n_pages)
+{
+	size_t blocks;
+
+	/*
+	 * Sets umem->iova. The in-page offsets of address and iova match
+	 * (checked), so 4 KiB fits unless a scatterlist entry of a dma-buf
+	 * starts or ends inside a 4 KiB page.
+	 */
+	if (!ib_umem_find_best_pgsz(umem, SZ_4K, virt_addr)) {
+		ddev_dbg_rl(dev, "reg_mr: memory not in whole %u B pages\n",
+			    DRAY_PAGE_SIZE);
+		return -EINVAL;
+	}
+	blocks = ib_umem_num_dma_blocks(umem, SZ_4K);
+	if (blocks > U32_MAX)
+		return -EINVAL;
+	*n_pages = blocks;
+	return dray_mtt_build(dev, umem, *n_pages, mtt);
+}
+
+/* Pin [start, start + length) of the calling process for an MR. */
+static struct ib_umem *dray_mr_umem_get(struct dray_dev *dev, u64 start,
+					u64 length, int access)
+{
+	struct ib_umem *umem = ib_umem_get(&dev->ibdev, start, length, access);
+
+	if (IS_ERR(umem))
+		ddev_dbg_rl(dev, "reg_mr: pinning %#llx+%llu failed (%ld)\n",
+			    start, length, PTR_ERR(umem));
+	return umem;
+}
+
+/*
+ * Pin the pages of an MR at iova @virt_addr and describe them
+ * (dray_mr_describe()); on failure nothing is left pinned.
  */
 static int dray_mr_pin(struct dray_dev *dev, u64 start, u64 length,
 		       u64 virt_addr, int access, struct ib_umem **umem,
 		       struct dray_mtt *mtt, u32 *n_pages)
 {
-	size_t blocks;
 	int ret;
 
-	*umem = ib_umem_get(&dev->ibdev, start, length, access);
-	if (IS_ERR(*umem)) {
-		ret = PTR_ERR(*umem);
-		ddev_dbg_rl(dev, "reg_mr: pinning %#llx+%llu failed (%d)\n",
-			    start, length, ret);
-		return ret;
-	}
-	/* Sets umem->iova; offsets match (checked), so 4 KiB always fits. */
-	if (!ib_umem_find_best_pgsz(*umem, SZ_4K, virt_addr)) {
-		ret = -EINVAL;
-		goto release_umem;
-	}
-	blocks = ib_umem_num_dma_blocks(*umem, SZ_4K);
-	if (blocks > U32_MAX) {
-		ret = -EINVAL;
-		goto release_umem;
-	}
-	*n_pages = blocks;
-	ret = dray_mtt_build(dev, *umem, *n_pages, mtt);
+	*umem = dray_mr_umem_get(dev, start, length, access);
+	if (IS_ERR(*umem))
+		return PTR_ERR(*umem);
+	ret = dray_mr_describe(dev, *umem, virt_addr, mtt, n_pages);
 	if (ret)
-		goto release_umem;
-	return 0;
-
-release_umem:
-	ib_umem_release(*umem);
+		ib_umem_release(*umem);
 	return ret;
 }
 
-/* Pin the pages, describe them in an MTT and create the device MR. */
-static int dray_mr_create(struct dray_dev *dev, struct dray_mr *mr, u32 pdn,
-			  u64 start, u64 length, u64 virt_addr, int access)
+/*
+ * Describe mr->umem (pinned user pages or a pinned dma-buf) in an MTT and
+ * create the device MR over [virt_addr, virt_addr + length). On failure
+ * the caller still owns the umem.
+ */
+static int dray_mr_create_umem(struct dray_dev *dev, struct dray_mr *mr,
+			       u32 pdn, u64 length, u64 virt_addr, int access)
 {
 	struct dray_mr_params p = {
 		.pdn = pdn,
@@ -130,8 +155,7 @@ static int dray_mr_create(struct dray_dev *dev, struct dray_mr *mr, u32 pdn,
 	u32 key;
 	int ret;
 
-	ret = dray_mr_pin(dev, start, length, virt_addr, access, &mr->umem,
-			  &mtt, &p.n_pages);
+	ret = dray_mr_describe(dev, mr->umem, virt_addr, &mtt, &p.n_pages);
 	if (ret)
 		return ret;
 	p.mtt_addr = dray_mtt_addr(&mtt);
@@ -141,7 +165,6 @@ static int dray_mr_create(struct dray_dev *dev, struct dray_mr *mr, u32 pdn,
 		if (ret == -ENOSPC)
 			ddev_dbg_rl(dev, "reg_mr: no free MR, max_mr %u\n",
 				    dev->caps.max_mr);
-		ib_umem_release(mr->umem);
 		return ret;
 	}
 
@@ -149,6 +172,21 @@ static int dray_mr_create(struct dray_dev *dev, struct dray_mr *mr, u32 pdn,
 	mr->ibmr.rkey = key;
 	mr->access = access;
 	return 0;
+}
+
+/* Pin the pages, describe them in an MTT and create the device MR. */
+static int dray_mr_create(struct dray_dev *dev, struct dray_mr *mr, u32 pdn,
+			  u64 start, u64 length, u64 virt_addr, int access)
+{
+	int ret;
+
+	mr->umem = dray_mr_umem_get(dev, start, length, access);
+	if (IS_ERR(mr->umem))
+		return PTR_ERR(mr->umem);
+	ret = dray_mr_create_umem(dev, mr, pdn, length, virt_addr, access);
+	if (ret)
+		ib_umem_release(mr->umem);
+	return ret;
 }
 
 struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -197,10 +235,14 @@ struct ib_mr *dray_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
  * device never touches the old pages after the verb returned. Rights that
  * newly allow writing re-pin the pages too (they were pinned read-only).
  *
+ * A dma-buf MR can change PD and rights (its pages do not depend on
+ * them) but not its translation: the dma-buf's pages are not the
+ * process's.
+ *
  * Context: process, may sleep.
  * Return: NULL (the MR modified in place), or ERR_PTR(): -EINVAL,
- * -EOPNOTSUPP (unsupported rights), -EBUSY (windows are bound to it),
- * -ENOMEM; the MR is unchanged then.
+ * -EOPNOTSUPP (unsupported rights, a new translation of a dma-buf MR),
+ * -EBUSY (windows are bound to it), -ENOMEM; the MR is unchanged then.
  */
 struct ib_mr *dray_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 u64 length, u64 virt_addr, int access_flags,
@@ -216,6 +258,10 @@ struct ib_mr *dray_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 	if (!mr->umem)
 		return ERR_PTR(-EINVAL);	/* not a user MR */
+	if (mr->umem->is_dmabuf && (flags & IB_MR_REREG_TRANS)) {
+		ddev_dbg_rl(dev, "rereg_mr: a dma-buf MR keeps its pages\n");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	if (udata) {
 		ret = dray_udata_cmd(dev, udata, NULL, 0, 0, "rereg_mr");
 		if (ret)
@@ -236,7 +282,8 @@ struct ib_mr *dray_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	if (ret)
 		return ERR_PTR(ret);
 	if ((flags & IB_MR_REREG_TRANS) ||
-	    (ib_access_writable(access) && !ib_access_writable(mr->access))) {
+	    (!mr->umem->is_dmabuf && ib_access_writable(access) &&
+	     !ib_access_writable(mr->access))) {
 		ret = dray_mr_pin(dev, start, length, virt_addr, access, &umem,
 				  &mtt, &p.n_pages);
 		if (ret)
@@ -261,6 +308,89 @@ struct ib_mr *dray_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		return ERR_PTR(ret);
 	mr->access = access;
 	return NULL;
+}
+
+/**
+ * dray_reg_user_mr_dmabuf() - an MR of a dma-buf
+ * @ibpd: the PD
+ * @offset: where the MR starts in the dma-buf
+ * @length: its length
+ * @virt_addr: its iova (same offset in a 4 KiB page as @offset, which the
+ *	       core checked)
+ * @fd: the dma-buf's file descriptor
+ * @access_flags: IB_ACCESS_* rights
+ * @arg: the verb's driver data (struct ib_udata, or on newer kernels the
+ *	 attribute bundle holding it; see compat.h)
+ *
+ * The dma-buf is attached to dray's DMA device and pinned
+ * (ib_umem_dmabuf_get_pinned()): the exporter maps it for that device and
+ * keeps it where it is until the MR is deregistered. Its DMA addresses
+ * are described to the device in 4 KiB blocks like those of pinned user
+ * pages. The device reaches only host RAM: memory behind a bus address
+ * that is not (a peer device's BAR, handed out by an exporter allowing
+ * peer-to-peer) makes the device refuse the MTT entry at CREATE_MR
+ * (DMA_ERROR), before anything is accessed, and the registration fails
+ * with -EFAULT.
+ *
+ * Context: process, may sleep.
+ * Return: the MR, or ERR_PTR: what ib_umem_dmabuf_get_pinned() returned
+ * (-EBADF for an fd that is not open, checked before anything else so
+ * that a probe with fd -1 sees the capability; -EINVAL for a file that is
+ * no dma-buf, a range past the dma-buf's end or a zero length), -EINVAL
+ * or -EOPNOTSUPP as for dray_reg_user_mr(), -EFAULT for memory the device
+ * cannot reach, -ENOSPC (no MR left), -ENOMEM.
+ */
+struct ib_mr *dray_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				      u64 length, u64 virt_addr, int fd,
+				      int access_flags,
+				      struct dray_dmabuf_mr_arg *arg)
+{
+	struct dray_dev *dev = to_ddev(ibpd->device);
+	struct ib_udata *udata = dray_dmabuf_mr_udata(arg);
+	struct ib_umem_dmabuf *umem_dmabuf;
+	struct dray_mr *mr;
+	int ret;
+
+	umem_dmabuf = ib_umem_dmabuf_get_pinned(&dev->ibdev, offset, length,
+						fd, access_flags);
+	if (IS_ERR(umem_dmabuf)) {
+		ret = PTR_ERR(umem_dmabuf);
+		ddev_dbg_rl(dev, "reg_dmabuf_mr: fd %d, %#llx+%llu: pinning failed (%d)\n",
+			    fd, offset, length, ret);
+		return ERR_PTR(ret);
+	}
+	ret = udata ? dray_udata_cmd(dev, udata, NULL, 0, 0, "reg_dmabuf_mr") : 0;
+	if (!ret)
+		ret = dray_mr_check(dev, offset, length, virt_addr,
+				    access_flags);
+	if (ret)
+		goto release_umem;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		ret = -ENOMEM;
+		goto release_umem;
+	}
+	mr->umem = &umem_dmabuf->umem;
+	ret = dray_mr_create_umem(dev, mr, to_dpd(ibpd)->pdn, length,
+				  virt_addr, access_flags);
+	if (ret == -EIO && !READ_ONCE(dev->aq.dead)) {
+		/* DMA_ERROR: an MTT entry the device cannot reach. */
+		ddev_dbg_rl(dev, "reg_dmabuf_mr: fd %d: memory the device cannot reach\n",
+			    fd);
+		ret = -EFAULT;
+	}
+	if (ret) {
+		kfree(mr);
+		goto release_umem;
+	}
+	mr->ibmr.iova = virt_addr;
+	mr->ibmr.length = length;
+	return &mr->ibmr;
+
+release_umem:
+	ib_umem_release(&umem_dmabuf->umem);
+	return ERR_PTR(ret);
 }
 
 /**

@@ -97,8 +97,9 @@ static int mtt_fill(struct dray_dev *dev, struct ib_umem *umem,
 /**
  * dray_mtt_build() - describe a pinned buffer to the device
  * @dev: the device
- * @umem: the pinned buffer; umem->iova must be set (ib_umem_get() sets it
- *        to the user address, ib_umem_find_best_pgsz() to the MR's iova)
+ * @umem: the pinned buffer (user pages or a dma-buf); umem->iova must be
+ *        set (ib_umem_get() sets it to the user address,
+ *        ib_umem_find_best_pgsz() to the MR's iova)
  * @n_data: its number of 4 KiB blocks, ib_umem_num_dma_blocks(umem, 4K)
  * @mtt: receives the table; release with dray_mtt_free()
  *

@@ -438,6 +438,7 @@ const struct ib_device_ops dray_dev_ops = {
 	.query_port = dray_query_port,
 	.query_qp = dray_query_qp,
 	.reg_user_mr = dray_reg_user_mr,
+	.reg_user_mr_dmabuf = dray_reg_user_mr_dmabuf,
 	.req_notify_cq = dray_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, dray_ah, ibah),

@@ -55,6 +55,7 @@ static const struct verbs_context_ops dray_ctx_ops = {
 	.query_device_ex = dray_query_device_ex,
 	.query_port = dray_query_port,
 	.query_qp = dray_query_qp,
+	.reg_dmabuf_mr = dray_reg_dmabuf_mr,
 	.reg_mr = dray_reg_mr,
 	.req_notify_cq = dray_arm_cq,
 };

@@ -241,6 +241,9 @@ struct ibv_pd *dray_alloc_pd(struct ibv_context *ibctx);
 int dray_dealloc_pd(struct ibv_pd *ibpd);
 struct ibv_mr *dray_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
+struct ibv_mr *dray_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access);
 int dray_dereg_mr(struct verbs_mr *vmr);
 struct ibv_mw *dray_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int dray_dealloc_mw(struct ibv_mw *mw);

@@ -159,8 +159,8 @@ int dray_dealloc_mw(struct ibv_mw *mw)
 }
 
 /*
- * The kernel registers the MR anew and releases the old registration
- * before it answers; the new keys are in vmr->ibv_mr afterwards.
+ * The kernel changes the MR in place (the device's MODIFY_MR): its keys
+ * stay what they were.
  */
 int dray_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		  void *addr, size_t length, int access)
@@ -177,6 +177,41 @@ int dray_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 			  "REREG_MR of key %#x (flags %#x) failed: %s\n",
 			  vmr->ibv_mr.lkey, flags, strerror(err));
 	return err;
+}
+
+/*
+ * An MR of a dma-buf. The kernel attaches the dma-buf to the device,
+ * pins it and checks everything; fd -1 fails with EBADF, which is how
+ * UCX, NCCL and libfabric probe for the capability. No driver data.
+ */
+struct ibv_mr *dray_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access)
+{
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_reg_dmabuf_mr(ibpd, offset, length, iova, fd, access,
+				    vmr, NULL);
+	if (err) {
+		/* A probe's fd -1 is expected: no message for EBADF. */
+		if (err != EBADF)
+			verbs_err(verbs_get_ctx(ibpd->context),
+				  "REG_DMABUF_MR of %zu bytes at %#llx of fd %d failed: %s\n",
+				  length, (unsigned long long)offset, fd,
+				  strerror(err));
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+
+	return &vmr->ibv_mr;
 }
 
 int dray_dereg_mr(struct verbs_mr *vmr)
