@@ -174,6 +174,8 @@ static int aq_status_to_errno(u8 status)
 		return -ENOENT;
 	case DRAY_AQ_STS_BUSY:
 		return -EBUSY;
+	case DRAY_AQ_STS_DMA_ERROR:
+		return -EFAULT;
 	default:
 		return -EIO;
 	}

@@ -374,12 +374,9 @@ struct ib_mr *dray_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 	mr->umem = &umem_dmabuf->umem;
 	ret = dray_mr_create_umem(dev, mr, to_dpd(ibpd)->pdn, length,
 				  virt_addr, access_flags);
-	if (ret == -EIO && !READ_ONCE(dev->aq.dead)) {
-		/* DMA_ERROR: an MTT entry the device cannot reach. */
+	if (ret == -EFAULT)
 		ddev_dbg_rl(dev, "reg_dmabuf_mr: fd %d: memory the device cannot reach\n",
 			    fd);
-		ret = -EFAULT;
-	}
 	if (ret) {
 		kfree(mr);
 		goto release_umem;
