@@ -52,6 +52,10 @@ enum dray_aq_opcode {
 	DRAY_CMD_CREATE_MW	= 0x1c,
 	DRAY_CMD_DESTROY_MW	= 0x1d,
 	DRAY_CMD_MODIFY_MR	= 0x1e,
+	DRAY_CMD_CREATE_SRQ	= 0x1f,
+	DRAY_CMD_MODIFY_SRQ	= 0x20,
+	DRAY_CMD_QUERY_SRQ	= 0x21,
+	DRAY_CMD_DESTROY_SRQ	= 0x22,
 	DRAY_CMD_MAX_OPCODE,
 };
 
@@ -99,6 +103,8 @@ enum dray_aq_syndrome {
 	DRAY_AQ_SYN_IN_LEN	= 28,
 	DRAY_AQ_SYN_SGID_INDEX	= 29,
 	DRAY_AQ_SYN_FLAGS	= 30,
+	DRAY_AQ_SYN_SRQN	= 31,
+	DRAY_AQ_SYN_SRQ_LIMIT	= 32,
 	DRAY_AQ_SYN_MAX,
 };
 
@@ -285,6 +291,44 @@ struct dray_cmd_destroy_cq {
 };
 
 /*
+ * CREATE_SRQ: a shared receive queue of PD pdn in a buffer of n_pages
+ * pages (doorbell record, then 2^log_depth WQEs of 2^log_stride bytes,
+ * dray_queue.h). result = SRQ number. The SRQ starts unarmed.
+ */
+struct dray_cmd_create_srq {
+	__le64	mtt_addr;
+	__le32	n_pages;
+	__le32	pdn;
+	__u8	log_depth;	/* 0..log2(max_srq_wr) */
+	__u8	log_stride;	/* 4..9 */
+	__u8	reserved[6];
+};
+
+/*
+ * MODIFY_SRQ: arm the limit (IBTA SRQ limit): once the number of WQEs
+ * posted and not taken drops below limit after the device took one, it
+ * raises DRAY_EQE_SRQ_LIMIT on EQ 0 and disarms. limit 0 disarms; it
+ * must be below the depth (BAD_PARAM, syndrome SRQ_LIMIT).
+ */
+struct dray_cmd_modify_srq {
+	__le32	srqn;
+	__le32	limit;
+};
+
+/*
+ * QUERY_SRQ: result bits [31:0] the armed limit (0: unarmed), bit 32
+ * set if the SRQ is in error. DESTROY_SRQ: BUSY while a QP uses it; WQEs
+ * still posted are no QP's and complete nowhere.
+ */
+struct dray_cmd_srq {
+	__le32	srqn;
+	__le32	reserved;
+};
+
+#define DRAY_SRQ_QUERY_LIMIT_MASK	DRAY_GENMASK_ULL(31, 0)
+#define DRAY_SRQ_QUERY_ERROR		DRAY_GENMASK_ULL(32, 32)
+
+/*
  * Commands with a larger input or output than fits the entry use a
  * mailbox: a host buffer at in_addr (or out_addr) of in_len bytes.
  */
@@ -301,6 +345,12 @@ struct dray_cmd_qp {
  * address. Only the kernel driver sets it, for kernel consumers' QPs.
  */
 #define DRAY_QP_F_PRIV		0x2
+/*
+ * SRQ: receive WQEs come from SRQ srqn (of any PD; its own PD checks
+ * them); the QP has no RQ: rq_log_depth, rq_log_stride, rq_mtt and
+ * rq_n_pages must be 0. Without the flag srqn must be 0.
+ */
+#define DRAY_QP_F_SRQ		0x4
 
 /* CREATE_QP mailbox. result = QP number. */
 struct dray_qp_create {
@@ -319,7 +369,8 @@ struct dray_qp_create {
 	__le32	sq_n_pages;
 	__le32	rq_n_pages;
 	__le64	rq_mtt;
-	__u8	reserved2[16];
+	__le32	srqn;		/* DRAY_QP_F_SRQ */
+	__u8	reserved2[12];
 };
 
 /*
@@ -407,6 +458,9 @@ struct dray_aq_entry {
 		struct dray_cmd_create_mw	create_mw;
 		struct dray_cmd_destroy_mw	destroy_mw;
 		struct dray_cmd_modify_mr	modify_mr;
+		struct dray_cmd_create_srq	create_srq;
+		struct dray_cmd_modify_srq	modify_srq;
+		struct dray_cmd_srq		srq;
 		__u8				raw[DRAY_AQ_PAYLOAD_SIZE];
 	} u;
 };
@@ -456,6 +510,10 @@ struct dray_device_caps {
 	__le32	local_ca_ack_delay;
 	__le32	max_fr_pages;	/* page list entries of a FAST_REG MR */
 	__le32	max_mw;		/* memory windows */
+	__le32	max_srq;
+	__le32	max_srq_wr;
+	__le32	max_srq_sge;
+	__le32	reserved;
 };
 
 /* IBTA encodings used in dray_port_attr. */
@@ -527,13 +585,18 @@ static_assert(sizeof(struct dray_cmd_destroy_mw) == 8,
 	      "dray_cmd_destroy_mw size");
 static_assert(sizeof(struct dray_cmd_modify_mr) == 48,
 	      "dray_cmd_modify_mr size");
+static_assert(sizeof(struct dray_cmd_create_srq) == 24,
+	      "dray_cmd_create_srq size");
+static_assert(sizeof(struct dray_cmd_modify_srq) == 8,
+	      "dray_cmd_modify_srq size");
+static_assert(sizeof(struct dray_cmd_srq) == 8, "dray_cmd_srq size");
 static_assert(sizeof(struct dray_aq_entry) == DRAY_AQ_ENTRY_SIZE,
 	      "dray_aq_entry size");
 static_assert(sizeof(struct dray_aq_cqe) == DRAY_AQ_CQE_SIZE,
 	      "dray_aq_cqe size");
 static_assert(sizeof(struct dray_qp_create) == 64, "dray_qp_create size");
 static_assert(sizeof(struct dray_qp_attr) == 128, "dray_qp_attr size");
-static_assert(sizeof(struct dray_device_caps) == 128, "dray_device_caps size");
+static_assert(sizeof(struct dray_device_caps) == 144, "dray_device_caps size");
 static_assert(sizeof(struct dray_port_attr) == 32, "dray_port_attr size");
 
 #endif /* DRAY_ADMIN_H */

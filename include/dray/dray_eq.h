@@ -39,6 +39,15 @@ enum dray_eqe_type {
 	DRAY_EQE_COMM_EST	= 7,
 	/* data0 = QP number: SQD reached, send queue drained */
 	DRAY_EQE_SQ_DRAINED	= 8,
+	/* data0 = SRQ number: fewer WQEs than the armed limit; disarmed */
+	DRAY_EQE_SRQ_LIMIT	= 9,
+	/*
+	 * data0 = QP number: a QP on an SRQ is in ERR and has completed its
+	 * last WQE; it takes no more from the SRQ (IBTA: Last WQE Reached)
+	 */
+	DRAY_EQE_QP_LAST_WQE	= 10,
+	/* data0 = SRQ number: bad producer index; the SRQ gives no more WQEs */
+	DRAY_EQE_SRQ_ERR	= 11,
 };
 
 #define DRAY_EQE_PHASE		0x01

@@ -204,6 +204,34 @@ struct dray_rq_wqe {
 	__u8	reserved[15];
 };
 
+/*
+ * Shared receive queue (SRQ, CREATE_SRQ): a buffer laid out as an RQ's,
+ * the doorbell record (struct dray_wq_db: producer written by software,
+ * consumer = WQEs the device took) then 2^log_depth SRQ WQEs of
+ * 2^log_stride bytes, each a 16-byte header and num_sge SGEs.
+ *
+ * Any QP created on the SRQ takes the next WQE when a message needs one,
+ * in ring order; the device copies the WQE out of the ring when it takes
+ * it and never reads that slot again, so the slot is software's again as
+ * soon as the consumer index has passed it. Completions of SRQ WQEs come
+ * in any order across QPs: the CQE carries DRAY_CQE_F_SRQ and the WQE's
+ * tag in wqe_index (not a ring index), so software names each posted
+ * receive by a tag of its own choosing below the SRQ's depth.
+ *
+ * The device checks the header (num_sge within the limit and the stride,
+ * tag below the depth, reserved bytes zero) and every SGE when it places
+ * data (lkey, the SRQ's PD, LOCAL_WRITE, range); a WQE that fails
+ * completes in error on the QP that took it, which goes to ERR.
+ */
+#define DRAY_SRQ_WQE_HDR_SIZE	16
+
+struct dray_srq_wqe {
+	__u8	num_sge;
+	__u8	reserved0[3];
+	__le32	tag;		/* < depth; the CQE's wqe_index */
+	__u8	reserved[8];
+};
+
 /* Completion opcodes (dray_cqe.opcode). */
 enum dray_cqe_opcode {
 	DRAY_CQE_SEND		= 0x00,
@@ -248,6 +276,7 @@ enum dray_cqe_status {
 #define DRAY_CQE_F_SOLICITED	0x10	/* the message asked for an event */
 #define DRAY_CQE_F_IPV6		0x20	/* UD: the GRH is an IPv6 header */
 #define DRAY_CQE_F_INV		0x40	/* SEND with invalidate: inv_rkey */
+#define DRAY_CQE_F_SRQ		0x80	/* an SRQ WQE: wqe_index is its tag */
 
 #define DRAY_CQE_SIZE		32
 
@@ -275,6 +304,8 @@ static_assert(sizeof(struct dray_sq_wqe) == DRAY_SQ_WQE_HDR_SIZE,
 	      "dray_sq_wqe size");
 static_assert(sizeof(struct dray_rq_wqe) == DRAY_RQ_WQE_HDR_SIZE,
 	      "dray_rq_wqe size");
+static_assert(sizeof(struct dray_srq_wqe) == DRAY_SRQ_WQE_HDR_SIZE,
+	      "dray_srq_wqe size");
 static_assert(sizeof(struct dray_cqe) == DRAY_CQE_SIZE, "dray_cqe size");
 
 #endif /* DRAY_QUEUE_H */

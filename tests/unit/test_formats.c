@@ -40,14 +40,43 @@ UNIT_TEST(completion_layout)
 
 UNIT_TEST(output_layouts)
 {
-	CHECK_EQ(sizeof(struct dray_device_caps), 128);
+	CHECK_EQ(sizeof(struct dray_device_caps), 144);
 	CHECK_EQ(offsetof(struct dray_device_caps, node_guid), 8);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_uar), 48);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_fr_pages), 120);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_mw), 124);
+	CHECK_EQ(offsetof(struct dray_device_caps, max_srq), 128);
+	CHECK_EQ(offsetof(struct dray_device_caps, max_srq_wr), 132);
+	CHECK_EQ(offsetof(struct dray_device_caps, max_srq_sge), 136);
 	CHECK_EQ(sizeof(struct dray_port_attr), 32);
 	CHECK_EQ(offsetof(struct dray_port_attr, eth_mtu), 4);
 	CHECK_EQ(offsetof(struct dray_port_attr, mac), 16);
+}
+
+UNIT_TEST(srq_layouts)
+{
+	CHECK_EQ(DRAY_CMD_CREATE_SRQ, 0x1f);
+	CHECK_EQ(DRAY_CMD_DESTROY_SRQ, 0x22);
+	CHECK_EQ(sizeof(struct dray_cmd_create_srq), 24);
+	CHECK_EQ(offsetof(struct dray_cmd_create_srq, n_pages), 8);
+	CHECK_EQ(offsetof(struct dray_cmd_create_srq, pdn), 12);
+	CHECK_EQ(offsetof(struct dray_cmd_create_srq, log_depth), 16);
+	CHECK_EQ(offsetof(struct dray_cmd_create_srq, log_stride), 17);
+	CHECK_EQ(sizeof(struct dray_cmd_modify_srq), 8);
+	CHECK_EQ(offsetof(struct dray_cmd_modify_srq, limit), 4);
+	CHECK_EQ(sizeof(struct dray_cmd_srq), 8);
+	CHECK_EQ(sizeof(struct dray_srq_wqe), DRAY_SRQ_WQE_HDR_SIZE);
+	CHECK_EQ(DRAY_SRQ_WQE_HDR_SIZE, 16);
+	CHECK_EQ(offsetof(struct dray_srq_wqe, num_sge), 0);
+	CHECK_EQ(offsetof(struct dray_srq_wqe, tag), 4);
+	CHECK_EQ(offsetof(struct dray_qp_create, srqn), 48);
+	CHECK_EQ(offsetof(struct dray_qp_create, reserved2), 52);
+	CHECK_EQ(DRAY_QP_F_SRQ, 0x4);
+	CHECK_EQ(DRAY_CQE_F_SRQ, 0x80);
+	CHECK_EQ(DRAY_EQE_SRQ_LIMIT, 9);
+	CHECK_EQ(DRAY_EQE_QP_LAST_WQE, 10);
+	CHECK_EQ(DRAY_EQE_SRQ_ERR, 11);
+	CHECK_EQ(DRAY_SRQ_QUERY_ERROR, 1ULL << 32);
 }
 
 UNIT_TEST(object_command_layouts)
@@ -109,7 +138,7 @@ UNIT_TEST(qp_mailbox_layouts)
 	CHECK_EQ(offsetof(struct dray_qp_create, sq_n_pages), 32);
 	CHECK_EQ(offsetof(struct dray_qp_create, rq_n_pages), 36);
 	CHECK_EQ(offsetof(struct dray_qp_create, rq_mtt), 40);
-	CHECK_EQ(offsetof(struct dray_qp_create, reserved2), 48);
+	CHECK_EQ(offsetof(struct dray_qp_create, srqn), 48);
 
 	CHECK_EQ(sizeof(struct dray_qp_attr), 128);
 	CHECK_EQ(offsetof(struct dray_qp_attr, attr_mask), 0);
@@ -291,6 +320,7 @@ int main(void)
 		{ "admin_entry_layout", admin_entry_layout },
 		{ "completion_layout", completion_layout },
 		{ "output_layouts", output_layouts },
+		{ "srq_layouts", srq_layouts },
 		{ "object_command_layouts", object_command_layouts },
 		{ "qp_mailbox_layouts", qp_mailbox_layouts },
 		{ "send_wqe_layout", send_wqe_layout },

@@ -82,6 +82,9 @@ static void aq_query_device(struct dray_hw *hw, const struct dray_aq_entry *e,
 	caps.local_ca_ack_delay = cpu_to_le32(DRAY_HW_ACK_DELAY);
 	caps.max_fr_pages = cpu_to_le32(DRAY_HW_MAX_FR_PAGES);
 	caps.max_mw = cpu_to_le32(DRAY_HW_MAX_MW);
+	caps.max_srq = cpu_to_le32(DRAY_HW_MAX_SRQ);
+	caps.max_srq_wr = cpu_to_le32(DRAY_HW_MAX_SRQ_WR);
+	caps.max_srq_sge = cpu_to_le32(DRAY_HW_MAX_SGE);
 
 	aq_write_out(hw, cmd, &caps, sizeof(caps), res);
 }
@@ -313,6 +316,14 @@ static const struct aq_op aq_ops[DRAY_CMD_MAX_OPCODE] = {
 					struct dray_cmd_destroy_mw),
 	[DRAY_CMD_MODIFY_MR]	= AQ_OP(dray_hw_cmd_modify_mr,
 					struct dray_cmd_modify_mr),
+	[DRAY_CMD_CREATE_SRQ]	= AQ_OP(dray_hw_cmd_create_srq,
+					struct dray_cmd_create_srq),
+	[DRAY_CMD_MODIFY_SRQ]	= AQ_OP(dray_hw_cmd_modify_srq,
+					struct dray_cmd_modify_srq),
+	[DRAY_CMD_QUERY_SRQ]	= AQ_OP(dray_hw_cmd_query_srq,
+					struct dray_cmd_srq),
+	[DRAY_CMD_DESTROY_SRQ]	= AQ_OP(dray_hw_cmd_destroy_srq,
+					struct dray_cmd_srq),
 };
 
 static void aq_execute(struct dray_hw *hw, const struct dray_aq_entry *e,

@@ -70,6 +70,17 @@ void dray_hw_qps_destroy(struct dray_hw *hw);
 /* Is a QP using this UAR? */
 bool dray_hw_uar_in_use(struct dray_hw *hw, u32 uar_index);
 
+/* dev_srq.c */
+void dray_hw_cmd_create_srq(struct dray_hw *hw, const struct dray_aq_entry *e,
+			    struct dray_aq_result *res);
+void dray_hw_cmd_modify_srq(struct dray_hw *hw, const struct dray_aq_entry *e,
+			    struct dray_aq_result *res);
+void dray_hw_cmd_query_srq(struct dray_hw *hw, const struct dray_aq_entry *e,
+			   struct dray_aq_result *res);
+void dray_hw_cmd_destroy_srq(struct dray_hw *hw, const struct dray_aq_entry *e,
+			     struct dray_aq_result *res);
+void dray_hw_srqs_destroy(struct dray_hw *hw);
+
 /* dev_ah.c */
 void dray_hw_cmd_create_ah(struct dray_hw *hw, const struct dray_aq_entry *e,
 			   struct dray_aq_result *res);

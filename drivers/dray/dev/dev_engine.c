@@ -235,7 +235,8 @@ static bool qp_doorbell_moved(struct dray_hw_qp *qp)
 	    qp->state == DRAY_QPS_ERR)
 		sq = le32_to_cpu(READ_ONCE(qp->sq.db->producer)) !=
 		     qp->sq.posted;
-	if (qp->state == DRAY_QPS_ERR)
+	/* An SRQ's WQEs are taken when messages come, never flushed. */
+	if (qp->state == DRAY_QPS_ERR && !qp->srq)
 		rq = le32_to_cpu(READ_ONCE(qp->rq.db->producer)) !=
 		     qp->rq.posted;
 	return sq || rq;
@@ -514,6 +515,7 @@ int dray_hw_engine_start(struct dray_hw *hw)
 	xa_init_flags(&eng->cqs, XA_FLAGS_ALLOC);
 	xa_init_flags(&eng->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&eng->ahs, XA_FLAGS_ALLOC);
+	xa_init_flags(&eng->srqs, XA_FLAGS_ALLOC);
 	atomic64_set(&eng->rx_dropped, 0);
 
 	eng->mr_variant = kcalloc(DRAY_HW_MAX_MR + 1,
@@ -551,6 +553,7 @@ void dray_hw_engine_stop(struct dray_hw *hw)
 	xa_destroy(&eng->cqs);
 	xa_destroy(&eng->qps);
 	xa_destroy(&eng->ahs);
+	xa_destroy(&eng->srqs);
 	kfree(eng->mr_variant);
 	eng->mr_variant = NULL;
 }

@@ -42,6 +42,9 @@ struct dray_hw_engine {
 	struct list_head	active;		/* QPs not in RESET */
 	/* The object tables. Entries change under both locks; PDs, CQs too. */
 	struct xarray		pds, mrs, cqs, qps, ahs;
+	/* SRQs: entries change under admin_lock (passes go through QPs). */
+	struct xarray		srqs;
+	u32			srqn_next;	/* admin_lock */
 	u32			mr_key_seq;	/* next MR index; admin_lock */
 	u64			kicks;		/* wake-up calls; under obj_lock */
 	u8			*mr_variant;	/* key low byte; admin_lock */

@@ -106,6 +106,25 @@ struct dray_hw_wq {
 	u32			db_consumer;	/* last consumer index published */
 };
 
+/*
+ * A shared receive queue. Fields below the buffer change in engine
+ * passes or under engine.lock (MODIFY_SRQ); users under admin_lock.
+ */
+struct dray_hw_srq {
+	u32			srqn;
+	u32			pdn;		/* checks its WQEs' SGEs */
+	struct dray_hw_buf	buf;
+	struct dray_wq_db	*db;
+	void			*ring;
+	u32			depth;
+	u32			log_stride;
+	u32			taken;		/* next WQE index to take */
+	u32			posted;		/* validated producer index */
+	u32			limit;		/* armed limit; 0: unarmed */
+	bool			error;		/* bad doorbell: no more WQEs */
+	u32			users;		/* QPs on this SRQ */
+};
+
 struct dray_hw_ah {
 	u32			ahn;
 	u32			pdn;
@@ -123,7 +142,10 @@ struct dray_hw_qp {
 	struct dray_hw_cq	*send_cq;
 	struct dray_hw_cq	*recv_cq;
 	struct dray_hw_wq	sq;
-	struct dray_hw_wq	rq;
+	struct dray_hw_wq	rq;		/* with srq: counts WQEs taken */
+	struct dray_hw_srq	*srq;		/* receive WQEs from here */
+	u32			srq_tag;	/* of the SRQ WQE in rq */
+	bool			srq_last_wqe;	/* LAST_WQE event raised */
 
 	/* attributes (MODIFY_QP) */
 	u8			path_mtu;	/* enum dray_mtu */

@@ -21,6 +21,7 @@
 #include "dev_mem.h"
 #include "dev_obj.h"
 #include "dev_qp_fsm.h"
+#include "dev_srq.h"
 #include "dev_wq.h"
 #include "dev_xport.h"
 
@@ -62,25 +63,38 @@ static int qp_create_params(const struct dray_qp_create *c, u32 *syndrome)
 	*syndrome = DRAY_AQ_SYN_RESERVED;
 	if (c->reserved || memchr_inv(c->reserved2, 0, sizeof(c->reserved2)))
 		return DRAY_AQ_STS_BAD_PARAM;
+	/* On an SRQ the QP has no receive queue of its own. */
+	*syndrome = DRAY_AQ_SYN_SRQN;
+	if (!(c->flags & DRAY_QP_F_SRQ) && c->srqn)
+		return DRAY_AQ_STS_BAD_PARAM;
+	if ((c->flags & DRAY_QP_F_SRQ) &&
+	    (c->rq_log_depth || c->rq_log_stride || c->rq_n_pages ||
+	     c->rq_mtt))
+		return DRAY_AQ_STS_BAD_PARAM;
 	/* RC, UD and GSI (QP1). */
 	*syndrome = DRAY_AQ_SYN_QP_TYPE;
 	if (c->type != DRAY_QPT_RC && !dray_hw_qpt_dg(c->type))
 		return DRAY_AQ_STS_BAD_PARAM;
 	*syndrome = DRAY_AQ_SYN_FLAGS;
-	if (c->flags & ~(DRAY_QP_F_SQ_SIG_ALL | DRAY_QP_F_PRIV))
+	if (c->flags & ~(DRAY_QP_F_SQ_SIG_ALL | DRAY_QP_F_PRIV |
+			 DRAY_QP_F_SRQ))
 		return DRAY_AQ_STS_BAD_PARAM;
 	*syndrome = DRAY_AQ_SYN_LOG_DEPTH;
 	if (c->sq_log_depth > max_log_depth || c->rq_log_depth > max_log_depth)
 		return DRAY_AQ_STS_BAD_PARAM;
 	*syndrome = DRAY_AQ_SYN_LOG_STRIDE;
 	if (c->sq_log_stride < DRAY_SQ_LOG_STRIDE_MIN ||
-	    c->sq_log_stride > DRAY_SQ_LOG_STRIDE_MAX ||
-	    c->rq_log_stride < DRAY_RQ_LOG_STRIDE_MIN ||
-	    c->rq_log_stride > DRAY_RQ_LOG_STRIDE_MAX)
+	    c->sq_log_stride > DRAY_SQ_LOG_STRIDE_MAX)
+		return DRAY_AQ_STS_BAD_PARAM;
+	if (!(c->flags & DRAY_QP_F_SRQ) &&
+	    (c->rq_log_stride < DRAY_RQ_LOG_STRIDE_MIN ||
+	     c->rq_log_stride > DRAY_RQ_LOG_STRIDE_MAX))
 		return DRAY_AQ_STS_BAD_PARAM;
 	*syndrome = DRAY_AQ_SYN_PAGE_COUNT;
 	if (le32_to_cpu(c->sq_n_pages) <
-		wq_pages(c->sq_log_depth, c->sq_log_stride) ||
+		wq_pages(c->sq_log_depth, c->sq_log_stride))
+		return DRAY_AQ_STS_BAD_PARAM;
+	if (!(c->flags & DRAY_QP_F_SRQ) &&
 	    le32_to_cpu(c->rq_n_pages) <
 		wq_pages(c->rq_log_depth, c->rq_log_stride))
 		return DRAY_AQ_STS_BAD_PARAM;
@@ -142,6 +156,12 @@ static int qp_attach(struct dray_hw *hw, struct dray_hw_qp *qp,
 	*syndrome = DRAY_AQ_SYN_UAR_INDEX;
 	if (!uar_valid(hw, qp->uar_index))
 		return DRAY_AQ_STS_NOT_FOUND;
+	if (c->flags & DRAY_QP_F_SRQ) {
+		*syndrome = DRAY_AQ_SYN_SRQN;
+		qp->srq = dray_hw_srq_get(hw, le32_to_cpu(c->srqn));
+		if (!qp->srq)
+			return DRAY_AQ_STS_NOT_FOUND;
+	}
 
 	dray_hw_pd_get(hw, qp->pdn);
 	qp->send_cq->users++;
@@ -151,6 +171,8 @@ static int qp_attach(struct dray_hw *hw, struct dray_hw_qp *qp,
 
 static void qp_detach(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
+	if (qp->srq)
+		dray_hw_srq_put(hw, qp->srq);
 	dray_hw_pd_put(hw, qp->pdn);
 	qp->send_cq->users--;
 	qp->recv_cq->users--;
@@ -195,10 +217,12 @@ void dray_hw_cmd_create_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 			c.sq_log_stride, &syndrome);
 	if (status)
 		goto free_qp;
-	status = wq_map(hw, &qp->rq, le64_to_cpu(c.rq_mtt), c.rq_log_depth,
-			c.rq_log_stride, &syndrome);
-	if (status)
-		goto free_qp;
+	if (!(c.flags & DRAY_QP_F_SRQ)) {
+		status = wq_map(hw, &qp->rq, le64_to_cpu(c.rq_mtt),
+				c.rq_log_depth, c.rq_log_stride, &syndrome);
+		if (status)
+			goto free_qp;
+	}
 
 	mutex_lock(&eng->admin_lock);
 	status = qp_attach(hw, qp, &c, &syndrome);
@@ -224,7 +248,8 @@ void dray_hw_cmd_create_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	}
 	qp->qpn = qpn;
 	WRITE_ONCE(qp->sq.db->consumer, 0);
-	WRITE_ONCE(qp->rq.db->consumer, 0);
+	if (!qp->srq)
+		WRITE_ONCE(qp->rq.db->consumer, 0);
 	dray_hw_engine_lock(hw);
 	dray_xport_init(hw, qp);
 	xa_store(&eng->qps, qpn, qp, GFP_ATOMIC);
@@ -253,8 +278,10 @@ static void qp_reset(struct dray_hw *hw, struct dray_hw_qp *qp)
 	qp->rq.fetched = 0;
 	qp->rq.completed = 0;
 	qp->rq.posted = 0;
+	qp->srq_last_wqe = false;
 	WRITE_ONCE(qp->sq.db->consumer, 0);
-	WRITE_ONCE(qp->rq.db->consumer, 0);
+	if (!qp->srq)
+		WRITE_ONCE(qp->rq.db->consumer, 0);
 	qp->deadline = 0;
 	qp->sq_draining = false;
 	qp->err_pending = false;

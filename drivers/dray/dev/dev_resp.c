@@ -195,8 +195,14 @@ static enum resp_state resp_check_resource(struct resp_ctx *c)
 		if (ret == -ENOENT)
 			return RESP_NAK_RNR;
 		if (ret) {
-			/* Class A: a malformed receive WQE. */
+			/*
+			 * Class A: a malformed receive WQE (or an SRQ in
+			 * error, -EIO: none taken). A malformed SRQ WQE
+			 * completes with the error, naming its tag.
+			 */
 			c->status = DRAY_CQE_ST_LOC_QP_OP_ERR;
+			if (ret == -EINVAL && c->qp->srq)
+				rs->rwqe_valid = true;
 			return RESP_ERR_OP;
 		}
 		rs->rwqe_valid = true;
@@ -302,7 +308,7 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 	u8 st;
 
 	if (c->f & DRAY_OPF_SEND) {
-		st = dray_hw_sge_scatter(c->hw, c->qp->pdn, rs->rwqe.sge,
+		st = dray_hw_sge_scatter(c->hw, rs->rwqe.pdn, rs->rwqe.sge,
 					 rs->rwqe.num_sge, rs->rcv_off, rx->skb,
 					 rx->pay_off, NULL, rx->pay_len);
 		if (st == DRAY_CQE_ST_LOC_LEN_ERR)

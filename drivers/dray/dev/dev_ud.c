@@ -234,10 +234,10 @@ static u8 ud_place(struct dray_hw *hw, struct dray_hw_qp *qp,
 		return DRAY_CQE_ST_LOC_LEN_ERR;
 	}
 	dray_wire_grh(ip, ipv6, grh);
-	st = dray_hw_sge_scatter(hw, qp->pdn, w->sge, w->num_sge, 0, NULL, 0,
+	st = dray_hw_sge_scatter(hw, w->pdn, w->sge, w->num_sge, 0, NULL, 0,
 				 grh, sizeof(grh));
 	if (!st)
-		st = dray_hw_sge_scatter(hw, qp->pdn, w->sge, w->num_sge,
+		st = dray_hw_sge_scatter(hw, w->pdn, w->sge, w->num_sge,
 					 sizeof(grh), rx->skb, rx->pay_off,
 					 NULL, rx->pay_len);
 	if (st)
@@ -276,6 +276,9 @@ void dray_ud_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
 		qp->ud.rx_no_wqe++;
 		goto drop;
 	}
+	/* The QP's SRQ is in error: the QP went to ERR, nothing taken. */
+	if (ret == -EIO)
+		goto drop;
 	qp->xp.stats.rx_pkts++;
 	qp->xp.stats.rx_bytes += rx->pay_len;
 

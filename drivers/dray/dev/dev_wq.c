@@ -16,6 +16,7 @@
 #include "dev_cq.h"
 #include "dev_mem.h"
 #include "dev_obj.h"
+#include "dev_srq.h"
 #include "dev_wq.h"
 
 #define qp_dbg(hw, qp, fmt, ...) \
@@ -76,7 +77,8 @@ bool dray_hw_wq_poll(struct dray_hw *hw, struct dray_hw_qp *qp,
 
 	lockdep_assert_held(&hw->engine.lock);
 
-	if (qp->db_broken)
+	/* A QP on an SRQ has no receive doorbell (rq counts WQEs taken). */
+	if (qp->db_broken || (wq == &qp->rq && qp->srq))
 		return false;
 	pi = le32_to_cpu(READ_ONCE(wq->db->producer));
 	if (pi == wq->posted)
@@ -318,6 +320,36 @@ bool dray_hw_sq_publish(struct dray_hw *hw, struct dray_hw_qp *qp)
 	return true;
 }
 
+/*
+ * A QP on an SRQ: take the SRQ's next WQE. rq counts the WQEs this QP
+ * took (posted = fetched), so completion stays in order per QP; the
+ * transport holds at most one taken WQE at a time, whose tag is kept
+ * for a flush.
+ */
+static int rq_fetch_srq(struct dray_hw *hw, struct dray_hw_qp *qp,
+			struct dray_hw_rwqe *wqe)
+{
+	struct dray_hw_wq *rq = &qp->rq;
+	int ret;
+
+	if (rq->fetched != rq->completed) {
+		qp_warn_rl(hw, qp, "SRQ WQE taken with one outstanding\n");
+		return -ENOENT;
+	}
+	ret = dray_hw_srq_take(hw, qp->srq, wqe);
+	if (ret == -EIO) {
+		dray_hw_qp_error(hw, qp, DRAY_EQE_QP_FATAL,
+				 DRAY_VERR_SRQ_DOORBELL);
+		return -EIO;
+	}
+	if (ret == -ENOENT)
+		return ret;
+	wqe->index = rq->fetched++;
+	rq->posted = rq->fetched;
+	qp->srq_tag = wqe->tag;
+	return ret;
+}
+
 int dray_hw_rq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp,
 		     struct dray_hw_rwqe *wqe)
 {
@@ -332,6 +364,8 @@ int dray_hw_rq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp,
 	if (qp->state != DRAY_QPS_RTR && qp->state != DRAY_QPS_RTS &&
 	    qp->state != DRAY_QPS_SQD && qp->state != DRAY_QPS_SQE)
 		return -ENOENT;
+	if (qp->srq)
+		return rq_fetch_srq(hw, qp, wqe);
 	if (rq->fetched == rq->posted) {
 		/* Look again: software may have posted since the last pass. */
 		dray_hw_wq_poll(hw, qp, rq);
@@ -342,6 +376,8 @@ int dray_hw_rq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp,
 	wqe->index = rq->fetched;
 	wqe->num_sge = 0;
 	wqe->length = 0;
+	wqe->pdn = qp->pdn;
+	wqe->tag = 0;
 	slot = wq_slot(rq, wqe->index);
 	memcpy(&hdr, slot, sizeof(hdr));
 	rq->fetched++;
@@ -444,8 +480,10 @@ void dray_hw_rq_complete(struct dray_hw *hw, struct dray_hw_qp *qp,
 	rq->completed++;
 
 	cqe->qpn = cpu_to_le32(qp->qpn);
-	cqe->wqe_index = cpu_to_le32(wqe->index);
+	cqe->wqe_index = cpu_to_le32(qp->srq ? wqe->tag : wqe->index);
 	cqe->flags &= ~DRAY_CQE_F_SEND_QUEUE;
+	if (qp->srq)
+		cqe->flags |= DRAY_CQE_F_SRQ;
 	qp_cqe_post(hw, qp, qp->recv_cq, cqe);
 
 	if (cqe->status != DRAY_CQE_ST_SUCCESS &&
@@ -458,13 +496,27 @@ static bool wq_flush(struct dray_hw *hw, struct dray_hw_qp *qp,
 		     struct dray_hw_wq *wq)
 {
 	bool sq = wq == &qp->sq;
+	bool srq = !sq && qp->srq;
 	struct dray_cqe cqe = {
 		.qpn	= cpu_to_le32(qp->qpn),
 		.status	= DRAY_CQE_ST_WR_FLUSH_ERR,
-		.flags	= sq ? DRAY_CQE_F_SEND_QUEUE : 0,
+		.flags	= sq ? DRAY_CQE_F_SEND_QUEUE :
+			  srq ? DRAY_CQE_F_SRQ : 0,
 		.opcode	= DRAY_CQE_RECV,
 	};
 	bool work = false;
+
+	if (srq) {
+		/* Only the WQE this QP took; the SRQ's others are not its. */
+		if (wq->completed != wq->fetched) {
+			cqe.wqe_index = cpu_to_le32(qp->srq_tag);
+			dray_hw_cq_post(hw, qp->recv_cq, &cqe);
+			work = true;
+		}
+		wq->completed = wq->fetched;
+		wq->posted = wq->fetched;
+		return work;
+	}
 
 	/* The transport gave back what it had fetched. */
 	wq->fetched = wq->completed;
@@ -497,5 +549,11 @@ bool dray_hw_qp_flush(struct dray_hw *hw, struct dray_hw_qp *qp)
 	work |= dray_hw_wq_poll(hw, qp, &qp->rq);
 	work |= wq_flush(hw, qp, &qp->sq);
 	work |= wq_flush(hw, qp, &qp->rq);
+	/* IBTA: Last WQE Reached, once the QP holds no SRQ WQE any more. */
+	if (qp->srq && !qp->srq_last_wqe) {
+		qp->srq_last_wqe = true;
+		dray_hw_qp_event(hw, qp, DRAY_EQE_QP_LAST_WQE);
+		work = true;
+	}
 	return work;
 }

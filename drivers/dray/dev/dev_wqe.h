@@ -38,6 +38,8 @@ struct dray_hw_swqe {
 struct dray_hw_rwqe {
 	u32			index;
 	u32			num_sge;
+	u32			pdn;		/* the PD its SGEs belong to */
+	u32			tag;		/* an SRQ WQE's tag */
 	u64			length;		/* total capacity */
 	struct dray_sge		sge[DRAY_HW_MAX_SGE];
 };
