@@ -94,6 +94,9 @@ int dray_admin_query_device(struct dray_dev *dev, struct dray_caps *caps)
 	caps->local_ca_ack_delay = le32_to_cpu(c.local_ca_ack_delay);
 	caps->max_fr_pages = le32_to_cpu(c.max_fr_pages);
 	caps->max_mw = le32_to_cpu(c.max_mw);
+	caps->max_srq = le32_to_cpu(c.max_srq);
+	caps->max_srq_wr = le32_to_cpu(c.max_srq_wr);
+	caps->max_srq_sge = le32_to_cpu(c.max_srq_sge);
 
 	if (le32_to_cpu(c.num_ports) != 1) {
 		ibdev_err(&dev->ibdev, "device reports %u ports, expected 1\n",
@@ -348,6 +351,57 @@ int dray_admin_destroy_cq(struct dray_dev *dev, u32 cqn)
 	return cmd_destroy(dev, DRAY_CMD_DESTROY_CQ, cqn);
 }
 
+static_assert(offsetof(struct dray_cmd_srq, srqn) == 0);
+
+int dray_admin_create_srq(struct dray_dev *dev, dma_addr_t mtt_addr,
+			  u32 n_pages, u32 pdn, u8 log_depth, u8 log_stride,
+			  u32 *srqn)
+{
+	struct dray_cmd_create_srq *c;
+	struct dray_aq_entry e;
+
+	cmd_init(&e, DRAY_CMD_CREATE_SRQ);
+	c = &e.u.create_srq;
+	c->mtt_addr = cpu_to_le64(mtt_addr);
+	c->n_pages = cpu_to_le32(n_pages);
+	c->pdn = cpu_to_le32(pdn);
+	c->log_depth = log_depth;
+	c->log_stride = log_stride;
+	return cmd_create_result(dev, &e, srqn);
+}
+
+int dray_admin_modify_srq(struct dray_dev *dev, u32 srqn, u32 limit)
+{
+	struct dray_aq_entry e;
+
+	cmd_init(&e, DRAY_CMD_MODIFY_SRQ);
+	e.u.modify_srq.srqn = cpu_to_le32(srqn);
+	e.u.modify_srq.limit = cpu_to_le32(limit);
+	return dray_aq_exec(dev, &e, NULL);
+}
+
+int dray_admin_query_srq(struct dray_dev *dev, u32 srqn, u32 *limit,
+			 bool *error)
+{
+	struct dray_aq_entry e;
+	u64 res;
+	int ret;
+
+	cmd_init(&e, DRAY_CMD_QUERY_SRQ);
+	e.u.srq.srqn = cpu_to_le32(srqn);
+	ret = dray_aq_exec(dev, &e, &res);
+	if (ret)
+		return ret;
+	*limit = FIELD_GET(DRAY_SRQ_QUERY_LIMIT_MASK, res);
+	*error = res & DRAY_SRQ_QUERY_ERROR;
+	return 0;
+}
+
+int dray_admin_destroy_srq(struct dray_dev *dev, u32 srqn)
+{
+	return cmd_destroy(dev, DRAY_CMD_DESTROY_SRQ, srqn);
+}
+
 /* Run a QP command with a mailbox (struct dray_cmd_qp). */
 static int cmd_qp(struct dray_dev *dev, u8 opcode, u32 qpn,
 		  struct cmd_mbox *mb, u64 *result)
@@ -393,6 +447,7 @@ int dray_admin_create_qp(struct dray_dev *dev, const struct dray_qp_params *p,
 	c->sq_n_pages = cpu_to_le32(p->sq_n_pages);
 	c->rq_mtt = cpu_to_le64(p->rq_mtt);
 	c->rq_n_pages = cpu_to_le32(p->rq_n_pages);
+	c->srqn = cpu_to_le32(p->srqn);
 
 	ret = cmd_qp(dev, DRAY_CMD_CREATE_QP, 0, &mb, &res);
 	mbox_free(&mb);

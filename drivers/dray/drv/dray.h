@@ -113,6 +113,9 @@ struct dray_caps {
 	u32	local_ca_ack_delay;
 	u32	max_fr_pages;
 	u32	max_mw;
+	u32	max_srq;
+	u32	max_srq_wr;
+	u32	max_srq_sge;
 };
 
 enum {
@@ -141,6 +144,7 @@ struct dray_dev {
 	 */
 	struct xarray		cqs;
 	struct xarray		qps;
+	struct xarray		srqs;
 	/* Runs commands that cannot be issued where they were requested. */
 	struct workqueue_struct	*wq;
 
@@ -248,6 +252,36 @@ struct dray_kqp {
 	bool			sig_all;
 };
 
+/*
+ * The driver's side of a kernel SRQ (srq.c). lock (taken with interrupts
+ * off) serializes posters and the pollers of the CQs of the SRQ's QPs
+ * (inside their CQ locks): head, the ring slots, wrid[], free[] and
+ * n_free, busy.
+ */
+struct dray_ksrq {
+	spinlock_t		lock;		/* see above */
+	struct dray_kring	ring;
+	struct dray_wq_db	*db;
+	void			*wqes;
+	u64			*wrid;		/* by tag */
+	u32			*free;		/* tags not posted: a stack */
+	u32			n_free;
+	unsigned long		*busy;		/* tags posted, not completed */
+	u32			head;		/* next WQE index to post */
+};
+
+struct dray_srq {
+	struct ib_srq		ibsrq;
+	struct ib_umem		*umem;	/* the ring, in user memory */
+	struct dray_ksrq	*ksrq;	/* kernel SRQ, else NULL */
+	u32			srqn;
+	u32			depth;	/* WQEs: tags 0..depth - 1 */
+	u32			max_sge;
+	u8			log_stride;
+	refcount_t		refs;	/* dev->srqs' and event dispatch's */
+	struct completion	unused;	/* refs dropped to zero */
+};
+
 struct dray_qp {
 	struct ib_qp		ibqp;
 	struct ib_umem		*sq_umem;
@@ -333,6 +367,7 @@ struct dray_qp_params {
 	u8		rq_log_stride;
 	u8		flags;		/* DRAY_QP_F_* */
 	u32		pdn;
+	u32		srqn;		/* DRAY_QP_F_SRQ */
 	u32		send_cqn;
 	u32		recv_cqn;
 	u32		uar_index;
@@ -407,6 +442,11 @@ static inline struct dray_cq *to_dcq(struct ib_cq *ibcq)
 static inline struct dray_qp *to_dqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct dray_qp, ibqp);
+}
+
+static inline struct dray_srq *to_dsrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct dray_srq, ibsrq);
 }
 
 static inline struct dray_ah *to_dah(struct ib_ah *ibah)
@@ -510,6 +550,13 @@ int dray_admin_modify_qp(struct dray_dev *dev, u32 qpn,
 int dray_admin_query_qp(struct dray_dev *dev, u32 qpn,
 			struct dray_qp_attr_params *p);
 int dray_admin_destroy_qp(struct dray_dev *dev, u32 qpn);
+int dray_admin_create_srq(struct dray_dev *dev, dma_addr_t mtt_addr,
+			  u32 n_pages, u32 pdn, u8 log_depth, u8 log_stride,
+			  u32 *srqn);
+int dray_admin_modify_srq(struct dray_dev *dev, u32 srqn, u32 limit);
+int dray_admin_query_srq(struct dray_dev *dev, u32 srqn, u32 *limit,
+			 bool *error);
+int dray_admin_destroy_srq(struct dray_dev *dev, u32 srqn);
 int dray_admin_create_ah(struct dray_dev *dev, u32 pdn,
 			 const struct dray_path_params *path, u32 *ahn);
 int dray_admin_destroy_ah(struct dray_dev *dev, u32 ahn);
@@ -610,7 +657,19 @@ int dray_kcq_create(struct dray_dev *dev, struct dray_cq *cq,
 void dray_kcq_free(struct dray_dev *dev, struct dray_cq *cq);
 int dray_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int dray_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-void dray_kcq_clean(struct dray_cq *cq, u32 qpn);
+void dray_kcq_clean(struct dray_cq *cq, u32 qpn, struct dray_srq *srq);
+
+/* srq.c */
+int dray_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
+		    struct ib_udata *udata);
+int dray_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int dray_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int dray_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int dray_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+void dray_srq_event(struct dray_dev *dev, u32 srqn, u8 type);
+bool dray_ksrq_retire(struct dray_srq *srq, u32 tag, u64 *wr_id);
 
 /* kqp.c: kernel QPs */
 int dray_kqp_create(struct dray_dev *dev, struct dray_qp *qp,

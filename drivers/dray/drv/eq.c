@@ -58,7 +58,12 @@ static void eq_dispatch(struct dray_dev *dev, const struct dray_eqe *eqe)
 	case DRAY_EQE_QP_ACCESS_ERR:
 	case DRAY_EQE_COMM_EST:
 	case DRAY_EQE_SQ_DRAINED:
+	case DRAY_EQE_QP_LAST_WQE:
 		dray_qp_event(dev, data0, eqe->type, data1);
+		break;
+	case DRAY_EQE_SRQ_LIMIT:
+	case DRAY_EQE_SRQ_ERR:
+		dray_srq_event(dev, data0, eqe->type);
 		break;
 	default:
 		ddev_err_rl(dev, "EQ: unknown event type %u\n", eqe->type);

@@ -208,6 +208,19 @@ static int kcq_retire(struct dray_cq *cq, const struct dray_cqe *cqe,
 			qpn);
 		return -EINVAL;
 	}
+	if (!send && qp->ibqp.srq) {
+		u64 wr_id;
+
+		/* A kernel QP's SRQ is a kernel SRQ (checked at creation). */
+		if (!(cqe->flags & DRAY_CQE_F_SRQ) ||
+		    !dray_ksrq_retire(to_dsrq(qp->ibqp.srq), index, &wr_id)) {
+			dcq_dbg(cq, "dropped a CQE of QP %u SRQ tag %u, not posted\n",
+				qpn, index);
+			return -EINVAL;
+		}
+		kcq_to_wc(cqe, qp, wr_id, wc);
+		return 0;
+	}
 	wq = send ? &qp->kqp->sq : &qp->kqp->rq;
 	/* tail is written only here, under this CQ's lock. */
 	tail = wq->tail;
@@ -314,6 +327,8 @@ int dray_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
  * dray_kcq_clean() - remove a QP's CQEs that are not consumed yet
  * @cq: a kernel CQ
  * @qpn: the QP, which the device no longer completes anything for
+ * @srq: the QP's kernel SRQ or NULL: the tags of its removed receive
+ *       completions become free
  *
  * The other valid CQEs move towards the producer over the removed ones
  * and the freed slots count as consumed. The device writes only into
@@ -321,7 +336,7 @@ int dray_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
  *
  * Context: cq->kcq->lock held.
  */
-void dray_kcq_clean(struct dray_cq *cq, u32 qpn)
+void dray_kcq_clean(struct dray_cq *cq, u32 qpn, struct dray_srq *srq)
 {
 	struct dray_kcq *kcq = cq->kcq;
 	u32 end = kcq->consumer, removed = 0, i;
@@ -342,6 +357,11 @@ void dray_kcq_clean(struct dray_cq *cq, u32 qpn)
 		i--;
 		src = &kcq->cqes[dray_ring_slot(i, kcq->depth)];
 		if (le32_to_cpu(src->qpn) == qpn) {
+			u64 wr_id;
+
+			if (srq && (src->flags & DRAY_CQE_F_SRQ))
+				dray_ksrq_retire(srq, le32_to_cpu(src->wqe_index),
+						 &wr_id);
 			removed++;
 			continue;
 		}

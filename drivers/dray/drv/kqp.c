@@ -90,6 +90,10 @@ static void kqp_geometry(struct dray_dev *dev, struct ib_qp_cap *cap,
 	p->rq_log_stride = clamp_t(u32, order_base_2(rq_wqe),
 				   DRAY_KRQ_LOG_STRIDE_MIN,
 				   DRAY_KRQ_LOG_STRIDE_MAX);
+	if (p->flags & DRAY_QP_F_SRQ) {
+		p->rq_log_depth = 0;
+		p->rq_log_stride = 0;
+	}
 
 	sq_room = BIT(p->sq_log_stride) - DRAY_SQ_WQE_HDR_SIZE;
 	rq_room = BIT(p->rq_log_stride) - DRAY_RQ_WQE_HDR_SIZE;
@@ -98,6 +102,10 @@ static void kqp_geometry(struct dray_dev *dev, struct ib_qp_cap *cap,
 	cap->max_send_sge = min(sq_room / DRAY_SGE_SIZE, c->max_send_sge);
 	cap->max_recv_sge = min(rq_room / DRAY_SGE_SIZE, c->max_recv_sge);
 	cap->max_inline_data = min(sq_room, c->max_inline_data);
+	if (p->flags & DRAY_QP_F_SRQ) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
 }
 
 /* Hand both rings to the device and create the QP there. */
@@ -111,11 +119,15 @@ static int kqp_hw_create(struct dray_dev *dev, struct dray_qp *qp,
 	ret = dray_kring_mtt(dev, &kqp->sq.ring, &sq_mtt);
 	if (ret)
 		return ret;
+	p->sq_mtt = dray_mtt_addr(&sq_mtt);
+	p->sq_n_pages = sq_mtt.n_data;
+	if (p->flags & DRAY_QP_F_SRQ) {
+		ret = dray_admin_create_qp(dev, p, &qp->qpn);
+		goto free_sq_mtt;
+	}
 	ret = dray_kring_mtt(dev, &kqp->rq.ring, &rq_mtt);
 	if (ret)
 		goto free_sq_mtt;
-	p->sq_mtt = dray_mtt_addr(&sq_mtt);
-	p->sq_n_pages = sq_mtt.n_data;
 	p->rq_mtt = dray_mtt_addr(&rq_mtt);
 	p->rq_n_pages = rq_mtt.n_data;
 	ret = dray_admin_create_qp(dev, p, &qp->qpn);
@@ -171,6 +183,14 @@ int dray_kqp_create(struct dray_dev *dev, struct dray_qp *qp,
 	ret = dray_qp_check_init_attr(dev, ia);
 	if (ret)
 		return ret;
+	if (ia->srq) {
+		if (p.type == DRAY_QPT_GSI || !to_dsrq(ia->srq)->ksrq) {
+			ddev_dbg_rl(dev, "create_qp: a kernel RC or UD QP needs a kernel SRQ\n");
+			return -EINVAL;
+		}
+		p.flags |= DRAY_QP_F_SRQ;
+		p.srqn = to_dsrq(ia->srq)->srqn;
+	}
 	kqp_geometry(dev, &cap, &p);
 	p.pdn = to_dpd(qp->ibqp.pd)->pdn;
 	p.send_cqn = to_dcq(ia->send_cq)->cqn;
@@ -189,10 +209,12 @@ int dray_kqp_create(struct dray_dev *dev, struct dray_qp *qp,
 			cap.max_send_sge);
 	if (ret)
 		goto free_kqp;
-	ret = kwq_alloc(dev, &kqp->rq, cap.max_recv_wr, p.rq_log_stride,
-			cap.max_recv_sge);
-	if (ret)
-		goto free_sq;
+	if (!ia->srq) {
+		ret = kwq_alloc(dev, &kqp->rq, cap.max_recv_wr,
+				p.rq_log_stride, cap.max_recv_sge);
+		if (ret)
+			goto free_sq;
+	}
 	qp->kqp = kqp;
 	ret = kqp_hw_create(dev, qp, &p);
 	if (ret)
@@ -277,10 +299,11 @@ static void kqp_clean_cqs_locked(struct dray_qp *qp)
 {
 	struct dray_cq *scq = to_dcq(qp->ibqp.send_cq);
 	struct dray_cq *rcq = to_dcq(qp->ibqp.recv_cq);
+	struct dray_srq *srq = qp->ibqp.srq ? to_dsrq(qp->ibqp.srq) : NULL;
 
-	dray_kcq_clean(scq, qp->qpn);
+	dray_kcq_clean(scq, qp->qpn, srq);
 	if (rcq != scq)
-		dray_kcq_clean(rcq, qp->qpn);
+		dray_kcq_clean(rcq, qp->qpn, srq);
 }
 
 /**
@@ -302,6 +325,9 @@ void dray_kqp_clean_cqs(struct dray_qp *qp)
 
 static void kwq_reset(struct dray_kwq *wq)
 {
+	/* A QP on an SRQ has no receive ring. */
+	if (!wq->db)
+		return;
 	spin_lock(&wq->lock);
 	wq->head = 0;
 	wq->tail = 0;
@@ -732,6 +758,11 @@ int dray_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (!qp->kqp) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
+	}
+	if (qp->ibqp.srq) {
+		dqp_dbg(qp, "post_recv: the QP receives from its SRQ\n");
+		*bad_wr = wr;
+		return -EINVAL;
 	}
 	rq = &qp->kqp->rq;
 	spin_lock_irqsave(&rq->lock, flags);

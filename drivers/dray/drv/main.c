@@ -70,6 +70,7 @@ static int dray_probe(struct dray_dev *dev)
 	/* Taken in the EQ handlers: with bottom halves off everywhere else. */
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_BH);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_BH);
+	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_BH);
 	dev->wq = alloc_ordered_workqueue("dray-%s", 0,
 					  netdev_name(dev->ndev));
 	if (!dev->wq)
@@ -151,6 +152,7 @@ static void dray_unprobe(struct dray_dev *dev)
 		ibdev_err(&dev->ibdev, "CQs or QPs left at removal\n");
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->qps);
+	xa_destroy(&dev->srqs);
 }
 
 static void dray_unlist(struct dray_dev *dev)

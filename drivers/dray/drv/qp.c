@@ -145,6 +145,8 @@ static enum ib_event_type dray_qp_event_type(u8 type)
 		return IB_EVENT_QP_ACCESS_ERR;
 	case DRAY_EQE_COMM_EST:
 		return IB_EVENT_COMM_EST;
+	case DRAY_EQE_QP_LAST_WQE:
+		return IB_EVENT_QP_LAST_WQE_REACHED;
 	default:
 		return IB_EVENT_SQ_DRAINED;
 	}
@@ -209,9 +211,14 @@ int dray_qp_check_init_attr(struct dray_dev *dev,
 			    ia->qp_type);
 		return -EOPNOTSUPP;
 	}
-	if (ia->srq || ia->rwq_ind_tbl || ia->create_flags) {
-		ddev_dbg_rl(dev, "create_qp: SRQ, RWQ table, create_flags %#x: unsupported\n",
+	if (ia->rwq_ind_tbl || ia->create_flags) {
+		ddev_dbg_rl(dev, "create_qp: RWQ table, create_flags %#x: unsupported\n",
 			    ia->create_flags);
+		return -EOPNOTSUPP;
+	}
+	if (ia->srq && ia->srq->srq_type != IB_SRQT_BASIC) {
+		ddev_dbg_rl(dev, "create_qp: SRQ type %u not supported\n",
+			    ia->srq->srq_type);
 		return -EOPNOTSUPP;
 	}
 	if (!ia->send_cq || !ia->recv_cq) {
@@ -309,7 +316,15 @@ static int dray_qp_check_cmd(struct dray_dev *dev,
 	ret = dray_wq_check(dev, &sq);
 	if (ret)
 		return ret;
-	return dray_wq_check(dev, &rq);
+	if (!ia->srq)
+		return dray_wq_check(dev, &rq);
+	/* On an SRQ: no receive queue. */
+	if (cmd->rq_buf_addr || cmd->rq_buf_size || cmd->rq_log_depth ||
+	    cmd->rq_log_stride) {
+		ddev_dbg_rl(dev, "create_qp: a QP on an SRQ has no receive queue\n");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static u64 dray_wq_bytes(u8 log_depth, u8 log_stride)
@@ -320,7 +335,7 @@ static u64 dray_wq_bytes(u8 log_depth, u8 log_stride)
 /* What the rings really hold, within the device's limits. */
 static void dray_qp_actual_caps(struct dray_dev *dev,
 				const struct dray_create_qp_cmd *cmd,
-				struct ib_qp_cap *cap)
+				bool srq, struct ib_qp_cap *cap)
 {
 	const struct dray_caps *c = &dev->caps;
 	u32 sq_room = BIT(cmd->sq_log_stride) - DRAY_SQ_WQE_HDR_SIZE;
@@ -331,6 +346,10 @@ static void dray_qp_actual_caps(struct dray_dev *dev,
 	cap->max_send_sge = min(sq_room / DRAY_SGE_SIZE, c->max_send_sge);
 	cap->max_recv_sge = min(rq_room / DRAY_SGE_SIZE, c->max_recv_sge);
 	cap->max_inline_data = min(sq_room, c->max_inline_data);
+	if (srq) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
 }
 
 /* Pin both rings, hand them to the device and create the QP there. */
@@ -354,6 +373,15 @@ static int dray_qp_setup(struct dray_dev *dev, struct dray_qp *qp,
 	struct dray_mtt sq_mtt, rq_mtt;
 	int ret;
 
+	if (ia->srq) {
+		p.flags |= DRAY_QP_F_SRQ;
+		p.srqn = to_dsrq(ia->srq)->srqn;
+		if (to_dsrq(ia->srq)->ksrq) {
+			ddev_dbg_rl(dev, "create_qp: a user QP on a kernel SRQ\n");
+			return -EINVAL;
+		}
+	}
+
 	qp->sq_umem = dray_queue_pin(dev, "sq", cmd->sq_buf_addr,
 				     cmd->sq_buf_size,
 				     dray_wq_bytes(cmd->sq_log_depth,
@@ -361,6 +389,18 @@ static int dray_qp_setup(struct dray_dev *dev, struct dray_qp *qp,
 				     &p.sq_n_pages);
 	if (IS_ERR(qp->sq_umem))
 		return PTR_ERR(qp->sq_umem);
+	if (ia->srq) {
+		qp->rq_umem = NULL;
+		ret = dray_mtt_build(dev, qp->sq_umem, p.sq_n_pages, &sq_mtt);
+		if (ret)
+			goto release_sq_umem;
+		p.sq_mtt = dray_mtt_addr(&sq_mtt);
+		ret = dray_admin_create_qp(dev, &p, &qp->qpn);
+		dray_mtt_free(dev, &sq_mtt);
+		if (ret)
+			goto release_sq_umem;
+		return 0;
+	}
 	qp->rq_umem = dray_queue_pin(dev, "rq", cmd->rq_buf_addr,
 				     cmd->rq_buf_size,
 				     dray_wq_bytes(cmd->rq_log_depth,
@@ -488,7 +528,7 @@ int dray_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	mutex_init(&qp->lock);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_type = init_attr->sq_sig_type;
-	dray_qp_actual_caps(dev, &cmd, &qp->cap);
+	dray_qp_actual_caps(dev, &cmd, init_attr->srq, &qp->cap);
 	ret = dray_qp_publish(dev, qp);
 	if (ret)
 		goto teardown;
@@ -830,6 +870,7 @@ int dray_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init_attr->qp_context = ibqp->qp_context;
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
 	init_attr->cap = qp->cap;
 	init_attr->sq_sig_type = qp->sq_sig_type;
 	init_attr->qp_type = ibqp->qp_type;

@@ -64,6 +64,9 @@ static int dray_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_fast_reg_page_list_len = c->max_fr_pages;
 	attr->max_mw = c->max_mw;
+	attr->max_srq = c->max_srq;
+	attr->max_srq_wr = c->max_srq_wr;
+	attr->max_srq_sge = c->max_srq_sge;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
@@ -409,6 +412,7 @@ const struct ib_device_ops dray_dev_ops = {
 	.create_ah = dray_create_ah,
 	.create_cq = dray_create_cq,
 	.create_qp = dray_create_qp,
+	.create_srq = dray_create_srq,
 	.create_user_ah = dray_create_ah,
 	.dealloc_pd = dray_dealloc_pd,
 	.dealloc_ucontext = dray_dealloc_ucontext,
@@ -422,6 +426,7 @@ const struct ib_device_ops dray_dev_ops = {
 	.destroy_ah = dray_destroy_ah,
 	.destroy_cq = dray_destroy_cq,
 	.destroy_qp = dray_destroy_qp,
+	.destroy_srq = dray_destroy_srq,
 	.disassociate_ucontext = dray_disassociate_ucontext,
 	.get_dev_fw_str = dray_get_dev_fw_str,
 	.get_dma_mr = dray_get_dma_mr,
@@ -430,13 +435,16 @@ const struct ib_device_ops dray_dev_ops = {
 	.mmap = dray_mmap,
 	.mmap_free = dray_mmap_free,
 	.modify_qp = dray_modify_qp,
+	.modify_srq = dray_modify_srq,
 	.poll_cq = dray_poll_cq,
 	.post_recv = dray_post_recv,
 	.post_send = dray_post_send,
+	.post_srq_recv = dray_post_srq_recv,
 	.query_device = dray_query_device,
 	.query_pkey = dray_query_pkey,
 	.query_port = dray_query_port,
 	.query_qp = dray_query_qp,
+	.query_srq = dray_query_srq,
 	.reg_user_mr = dray_reg_user_mr,
 	.reg_user_mr_dmabuf = dray_reg_user_mr_dmabuf,
 	.req_notify_cq = dray_req_notify_cq,
@@ -446,5 +454,6 @@ const struct ib_device_ops dray_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, dray_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, dray_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, dray_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, dray_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, dray_ucontext, ibucontext),
 };

@@ -65,8 +65,8 @@ struct dray_create_cq_resp {
 
 /*
  * SQ and RQ buffers, each page aligned: a 64-byte doorbell record then
- * 2^log_depth WQEs of 2^log_stride bytes. A QP without a receive queue
- * (none today) would pass rq_buf_addr 0.
+ * 2^log_depth WQEs of 2^log_stride bytes. A QP on an SRQ has no receive
+ * queue: rq_buf_addr, rq_buf_size, rq_log_depth and rq_log_stride are 0.
  */
 struct dray_create_qp_cmd {
 	__aligned_u64 sq_buf_addr;
@@ -83,6 +83,24 @@ struct dray_create_qp_cmd {
 struct dray_create_qp_resp {
 	__u32 qpn;
 	__u32 max_inline_data;
+};
+
+/*
+ * SRQ buffer, allocated by the provider, page aligned: a 64-byte doorbell
+ * record then 2^log_depth SRQ WQEs of 2^log_stride bytes
+ * (include/dray/dray_queue.h: struct dray_srq_wqe and its tag).
+ */
+struct dray_create_srq_cmd {
+	__aligned_u64 buf_addr;
+	__u32 buf_size;
+	__u8 log_depth;
+	__u8 log_stride;
+	__u8 reserved[2];
+};
+
+struct dray_create_srq_resp {
+	__u32 srqn;
+	__u32 reserved;
 };
 
 /* An AH's number, used in UD send WQEs (dray_sq_wqe.u.ud.ah). */
