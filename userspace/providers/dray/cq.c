@@ -173,6 +173,18 @@ static int dray_cq_retire(struct dray_cq *cq, const struct dray_cqe *cqe,
 		return EINVAL;
 	}
 
+	if (!send && qp->vqp.qp.srq) {
+		/* Any order: the CQE names the WR by its SRQ tag. */
+		if (unlikely(!(cqe->flags & DRAY_CQE_F_SRQ) ||
+			     !dray_srq_retire(to_dray_srq(qp->vqp.qp.srq),
+					      index, wr_id))) {
+			verbs_err(&ctx->ibv_ctx,
+				  "CQ %u: dropped a CQE of QP %u SRQ tag %u, not posted\n",
+				  cq->cqn, qpn, index);
+			return EINVAL;
+		}
+		return 0;
+	}
 	wq = send ? &qp->sq : &qp->rq;
 	tail = atomic_load_explicit(&wq->tail, memory_order_relaxed);
 	posted = dray_shared_load32(&wq->db->producer);
@@ -285,9 +297,11 @@ int dray_arm_cq(struct ibv_cq *ibcq, int solicited_only)
  * by moving the other valid CQEs towards the producer over them and
  * consuming the freed slots. The device does not write into valid,
  * unconsumed slots, so it does not race with this.
+ * The SRQ tags of removed receive completions (@srq: the QP's SRQ or
+ * NULL) become free again.
  * Context: cq->lock held; the device writes no more CQEs for @qpn.
  */
-void dray_cq_clean(struct dray_cq *cq, uint32_t qpn)
+void dray_cq_clean(struct dray_cq *cq, uint32_t qpn, struct dray_srq *srq)
 {
 	uint32_t end = cq->consumer;
 	uint32_t removed = 0;
@@ -305,6 +319,11 @@ void dray_cq_clean(struct dray_cq *cq, uint32_t qpn)
 		i--;
 		src = dray_cq_entry(cq, i);
 		if (le32toh(src->qpn) == qpn) {
+			uint64_t wr_id;
+
+			if (srq && (src->flags & DRAY_CQE_F_SRQ))
+				dray_srq_retire(srq, le32toh(src->wqe_index),
+						&wr_id);
 			removed++;
 			continue;
 		}

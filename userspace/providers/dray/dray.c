@@ -38,6 +38,8 @@ static const struct verbs_context_ops dray_ctx_ops = {
 	.create_cq_ex = dray_create_cq_ex,
 	.create_qp = dray_create_qp,
 	.create_qp_ex = dray_create_qp_ex,
+	.create_srq = dray_create_srq,
+	.create_srq_ex = dray_create_srq_ex,
 	.dealloc_pd = dray_dealloc_pd,
 	.dereg_mr = dray_dereg_mr,
 	.rereg_mr = dray_rereg_mr,
@@ -47,14 +49,18 @@ static const struct verbs_context_ops dray_ctx_ops = {
 	.destroy_ah = dray_destroy_ah,
 	.destroy_cq = dray_destroy_cq,
 	.destroy_qp = dray_destroy_qp,
+	.destroy_srq = dray_destroy_srq,
 	.free_context = dray_free_context,
 	.modify_qp = dray_modify_qp,
+	.modify_srq = dray_modify_srq,
 	.poll_cq = dray_poll_cq,
 	.post_recv = dray_post_recv,
 	.post_send = dray_post_send,
+	.post_srq_recv = dray_post_srq_recv,
 	.query_device_ex = dray_query_device_ex,
 	.query_port = dray_query_port,
 	.query_qp = dray_query_qp,
+	.query_srq = dray_query_srq,
 	.reg_dmabuf_mr = dray_reg_dmabuf_mr,
 	.reg_mr = dray_reg_mr,
 	.req_notify_cq = dray_arm_cq,
@@ -136,6 +142,8 @@ static int dray_query_limits(struct dray_context *ctx)
 
 	ctx->max_qp_wr = attr.orig_attr.max_qp_wr;
 	ctx->max_cqe = attr.orig_attr.max_cqe;
+	ctx->max_srq_wr = attr.orig_attr.max_srq_wr;
+	ctx->max_srq_sge = attr.orig_attr.max_srq_sge;
 	return 0;
 }
 

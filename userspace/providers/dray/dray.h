@@ -69,6 +69,8 @@ struct dray_context {
 	uint32_t max_sge;
 	uint32_t max_qp_wr;
 	uint32_t max_cqe;
+	uint32_t max_srq_wr;
+	uint32_t max_srq_sge;
 
 	/*
 	 * qp_table_mutex serializes inserting and removing QPs. A poller
@@ -122,6 +124,33 @@ struct dray_wq {
 	 * read by posters to tell whether the queue is full.
 	 */
 	_Atomic(uint32_t) tail;
+};
+
+/*
+ * A shared receive queue: the ring (doorbell record, then 2^log_depth
+ * WQEs of 2^log_stride bytes) and a tag per posted WR, below the depth,
+ * that the device reports back in the completion (dray_queue.h).
+ * lock serializes posters and the pollers of its QPs' CQs (taken inside
+ * a CQ's lock): head, the ring slots, wrid[], free[], n_free, busy[].
+ */
+struct dray_srq {
+	struct verbs_srq vsrq;
+	void *buf;
+	size_t buf_size;
+	struct dray_wq_db *db;
+	uint8_t *ring;
+	uint32_t depth;
+	uint8_t log_depth;
+	uint8_t log_stride;
+	uint32_t max_sge;
+	uint32_t srqn;
+
+	pthread_spinlock_t lock;
+	uint32_t head;		/* next index to post */
+	uint64_t *wrid;		/* by tag */
+	uint32_t *free;		/* tags not posted: a stack */
+	uint32_t n_free;
+	uint8_t *busy;		/* by tag: posted and not completed */
 };
 
 struct dray_qp {
@@ -192,6 +221,11 @@ static inline struct dray_qp *to_dray_qp(struct ibv_qp *ibqp)
 static inline struct dray_qp *to_dray_qp_ex(struct ibv_qp_ex *ibqpx)
 {
 	return container_of(ibqpx, struct dray_qp, vqp.qp_ex);
+}
+
+static inline struct dray_srq *to_dray_srq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct dray_srq, vsrq.srq);
 }
 
 static inline struct dray_cq *to_dray_cq(struct ibv_cq *ibcq)
@@ -267,6 +301,14 @@ int dray_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		  int attr_mask, struct ibv_qp_init_attr *init_attr);
 int dray_destroy_qp(struct ibv_qp *ibqp);
 struct ibv_ah *dray_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
+struct ibv_srq *dray_create_srq(struct ibv_pd *ibpd,
+				struct ibv_srq_init_attr *attr);
+struct ibv_srq *dray_create_srq_ex(struct ibv_context *ibctx,
+				   struct ibv_srq_init_attr_ex *attr);
+int dray_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		    int attr_mask);
+int dray_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int dray_destroy_srq(struct ibv_srq *ibsrq);
 int dray_destroy_ah(struct ibv_ah *ibah);
 
 /* qp.c: data path of the work queues */
@@ -274,6 +316,9 @@ int dray_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int dray_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
+int dray_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+bool dray_srq_retire(struct dray_srq *srq, uint32_t tag, uint64_t *wr_id);
 void dray_qp_fill_wr_ops(struct dray_qp *qp, uint64_t send_ops_flags);
 void dray_qp_reset_indexes(struct dray_qp *qp);
 struct dray_qp *dray_qp_lookup(struct dray_context *ctx, uint32_t qpn);
@@ -298,7 +343,7 @@ void dray_qp_table_free(struct dray_context *ctx);
 int dray_poll_cq(struct ibv_cq *ibcq, int nwc, struct ibv_wc *wc);
 int dray_arm_cq(struct ibv_cq *ibcq, int solicited_only);
 void dray_cq_fill_poll_ops(struct dray_cq *cq, uint64_t wc_flags);
-void dray_cq_clean(struct dray_cq *cq, uint32_t qpn);
+void dray_cq_clean(struct dray_cq *cq, uint32_t qpn, struct dray_srq *srq);
 
 /* Completion fields the extended CQ API can return (create_cq_ex). */
 #define DRAY_WC_FLAGS	IBV_WC_STANDARD_FLAGS

@@ -33,6 +33,12 @@ DECLARE_DRV_CMD(dray_ucmd_create_cq, IB_USER_VERBS_EX_CMD_CREATE_CQ,
 DECLARE_DRV_CMD(dray_ucmd_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		dray_create_qp_cmd, dray_create_qp_resp);
 
+/* CREATE_SRQ and CREATE_XSRQ: the SRQ ring the provider allocated. */
+DECLARE_DRV_CMD(dray_ucmd_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
+		dray_create_srq_cmd, dray_create_srq_resp);
+DECLARE_DRV_CMD(dray_ucmd_create_xsrq, IB_USER_VERBS_CMD_CREATE_XSRQ,
+		dray_create_srq_cmd, dray_create_srq_resp);
+
 /* CREATE_AH: struct dray_create_ah_resp back (the AH number). */
 DECLARE_DRV_CMD(dray_ucmd_create_ah, IB_USER_VERBS_CMD_CREATE_AH,
 		empty, dray_create_ah_resp);

@@ -145,6 +145,9 @@ static inline void dray_count_posted(struct dray_context *ctx,
 /* Start again at index 0 (the QP went to RESET). */
 static void dray_wq_reset(struct dray_wq *wq)
 {
+	/* The receive queue of a QP on an SRQ does not exist. */
+	if (!wq->buf)
+		return;
 	pthread_spin_lock(&wq->lock);
 	wq->head = 0;
 	atomic_store_explicit(&wq->tail, 0, memory_order_relaxed);
@@ -611,6 +614,13 @@ int dray_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	uint32_t start;
 	int err = 0;
 
+	if (unlikely(ibqp->srq)) {
+		verbs_err(&ctx->ibv_ctx,
+			  "QP %u: receives are posted to its SRQ\n",
+			  ibqp->qp_num);
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&rq->lock);
 	start = rq->head;
 	for (; wr; wr = wr->next) {
@@ -631,6 +641,89 @@ int dray_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		dray_wake_if_idle(ctx);
 	}
 	return err;
+}
+
+/*
+ * Shared receive queues: a free tag per WR, the WQE at the ring's head,
+ * then the producer index. No wake-up call: the device reads the SRQ's
+ * doorbell record whenever a message needs a WQE. The ring has room
+ * whenever a tag is free: WQEs not yet taken by the device each hold a
+ * tag.
+ */
+int dray_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	struct dray_context *ctx = to_dray_ctx(ibsrq->context);
+	struct dray_srq *srq = to_dray_srq(ibsrq);
+	uint32_t start;
+	int err = 0;
+
+	pthread_spin_lock(&srq->lock);
+	start = srq->head;
+	for (; wr; wr = wr->next) {
+		struct dray_srq_wqe *wqe;
+		struct dray_sge *sge;
+		uint32_t tag;
+		int i;
+
+		if (unlikely(wr->num_sge < 0 ||
+			     (uint32_t)wr->num_sge > srq->max_sge)) {
+			verbs_err(&ctx->ibv_ctx, "SRQ %u: num_sge %d > %u\n",
+				  srq->srqn, wr->num_sge, srq->max_sge);
+			err = EINVAL;
+		} else if (unlikely(!srq->n_free)) {
+			verbs_err(&ctx->ibv_ctx, "SRQ %u: full (%u WQEs)\n",
+				  srq->srqn, srq->depth);
+			err = ENOMEM;
+		}
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		tag = srq->free[--srq->n_free];
+		wqe = (struct dray_srq_wqe *)(srq->ring +
+			((size_t)dray_ring_slot(srq->head, srq->depth) <<
+			 srq->log_stride));
+		sge = (struct dray_sge *)(wqe + 1);
+		memset(wqe, 0, sizeof(*wqe));
+		wqe->num_sge = wr->num_sge;
+		wqe->tag = htole32(tag);
+		for (i = 0; i < wr->num_sge; i++)
+			dray_set_sge(&sge[i], wr->sg_list[i].addr,
+				     wr->sg_list[i].length,
+				     wr->sg_list[i].lkey);
+		srq->wrid[tag] = wr->wr_id;
+		srq->busy[tag] = 1;
+		srq->head++;
+	}
+	if (srq->head != start) {
+		/* The WQEs before the producer index that covers them. */
+		udma_to_device_barrier();
+		dray_shared_store32(&srq->db->producer, srq->head);
+		dray_count_posted(ctx, &ctx->stats.recv_wrs, srq->head - start);
+	}
+	pthread_spin_unlock(&srq->lock);
+	return err;
+}
+
+/*
+ * The WR of a completed SRQ WQE; its tag becomes free. A tag that is not
+ * posted (the device is not trusted) is refused.
+ * Context: a CQ's lock held.
+ */
+bool dray_srq_retire(struct dray_srq *srq, uint32_t tag, uint64_t *wr_id)
+{
+	bool ok = false;
+
+	pthread_spin_lock(&srq->lock);
+	if (tag < srq->depth && srq->busy[tag]) {
+		srq->busy[tag] = 0;
+		*wr_id = srq->wrid[tag];
+		srq->free[srq->n_free++] = tag;
+		ok = true;
+	}
+	pthread_spin_unlock(&srq->lock);
+	return ok;
 }
 
 /*

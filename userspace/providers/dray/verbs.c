@@ -489,10 +489,6 @@ static int dray_check_qp_init_attr(struct dray_context *ctx,
 			  (unsigned long long)send_ops);
 		return EOPNOTSUPP;
 	}
-	if (attr->srq) {
-		verbs_err(&ctx->ibv_ctx, "SRQs are not supported\n");
-		return EOPNOTSUPP;
-	}
 	if (!attr->send_cq || !attr->recv_cq) {
 		verbs_err(&ctx->ibv_ctx, "QP without a send or receive CQ\n");
 		return EINVAL;
@@ -502,7 +498,7 @@ static int dray_check_qp_init_attr(struct dray_context *ctx,
 			  cap->max_send_wr, ctx->max_qp_wr);
 		return EINVAL;
 	}
-	if (cap->max_recv_wr > ctx->max_qp_wr) {
+	if (!attr->srq && cap->max_recv_wr > ctx->max_qp_wr) {
 		verbs_err(&ctx->ibv_ctx, "max_recv_wr %u > %u\n",
 			  cap->max_recv_wr, ctx->max_qp_wr);
 		return EINVAL;
@@ -512,7 +508,7 @@ static int dray_check_qp_init_attr(struct dray_context *ctx,
 			  cap->max_send_sge, ctx->max_sge);
 		return EINVAL;
 	}
-	if (cap->max_recv_sge > ctx->max_sge) {
+	if (!attr->srq && cap->max_recv_sge > ctx->max_sge) {
 		verbs_err(&ctx->ibv_ctx, "max_recv_sge %u > %u\n",
 			  cap->max_recv_sge, ctx->max_sge);
 		return EINVAL;
@@ -611,9 +607,15 @@ static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 	err = dray_wq_init(ctx, &qp->sq, sq_log_depth, sq_log_stride);
 	if (err)
 		goto err_free_qp;
-	err = dray_wq_init(ctx, &qp->rq, rq_log_depth, rq_log_stride);
-	if (err)
-		goto err_destroy_sq;
+	/* On an SRQ the QP has no receive queue (the command says 0s). */
+	if (attr->srq) {
+		rq_log_depth = 0;
+		rq_log_stride = 0;
+	} else {
+		err = dray_wq_init(ctx, &qp->rq, rq_log_depth, rq_log_stride);
+		if (err)
+			goto err_destroy_sq;
+	}
 
 	stride = 1U << sq_log_stride;
 	qp->sq.max_sge = min_t(uint32_t, ctx->max_sge,
@@ -621,8 +623,10 @@ static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 	qp->max_inline_data = min_t(uint32_t, ctx->max_inline_data,
 				    stride - DRAY_SQ_WQE_HDR_SIZE);
 	stride = 1U << rq_log_stride;
-	qp->rq.max_sge = min_t(uint32_t, ctx->max_sge,
-			       (stride - DRAY_RQ_WQE_HDR_SIZE) / DRAY_SGE_SIZE);
+	if (!attr->srq)
+		qp->rq.max_sge = min_t(uint32_t, ctx->max_sge,
+				       (stride - DRAY_RQ_WQE_HDR_SIZE) /
+				       DRAY_SGE_SIZE);
 	qp->sq_sig_all = attr->sq_sig_all;
 
 	cmd.sq_buf_addr = (uintptr_t)qp->sq.buf;
@@ -677,7 +681,8 @@ static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 err_destroy_qp:
 	ibv_cmd_destroy_qp(&qp->vqp.qp);
 err_destroy_rq:
-	dray_wq_destroy(&qp->rq);
+	if (qp->rq.buf)
+		dray_wq_destroy(&qp->rq);
 err_destroy_sq:
 	dray_wq_destroy(&qp->sq);
 err_free_qp:
@@ -714,15 +719,21 @@ struct ibv_qp *dray_create_qp_ex(struct ibv_context *ibctx,
  * RESET or destroy), so that a later QP with the same number does not
  * receive them.
  */
+static struct dray_srq *dray_qp_srq(struct dray_qp *qp)
+{
+	return qp->vqp.qp.srq ? to_dray_srq(qp->vqp.qp.srq) : NULL;
+}
+
 static void dray_qp_clean_cqs(struct dray_qp *qp)
 {
 	struct dray_cq *send_cq = to_dray_cq(qp->vqp.qp.send_cq);
 	struct dray_cq *recv_cq = to_dray_cq(qp->vqp.qp.recv_cq);
+	struct dray_srq *srq = dray_qp_srq(qp);
 
 	dray_lock_cqs(send_cq, recv_cq);
-	dray_cq_clean(send_cq, qp->vqp.qp.qp_num);
+	dray_cq_clean(send_cq, qp->vqp.qp.qp_num, srq);
 	if (recv_cq != send_cq)
-		dray_cq_clean(recv_cq, qp->vqp.qp.qp_num);
+		dray_cq_clean(recv_cq, qp->vqp.qp.qp_num, srq);
 	dray_unlock_cqs(send_cq, recv_cq);
 }
 
@@ -791,13 +802,14 @@ int dray_destroy_qp(struct ibv_qp *ibqp)
 	pthread_mutex_lock(&ctx->qp_table_mutex);
 	dray_lock_cqs(send_cq, recv_cq);
 	dray_qp_table_remove(ctx, qp);
-	dray_cq_clean(send_cq, ibqp->qp_num);
+	dray_cq_clean(send_cq, ibqp->qp_num, dray_qp_srq(qp));
 	if (recv_cq != send_cq)
-		dray_cq_clean(recv_cq, ibqp->qp_num);
+		dray_cq_clean(recv_cq, ibqp->qp_num, dray_qp_srq(qp));
 	dray_unlock_cqs(send_cq, recv_cq);
 	pthread_mutex_unlock(&ctx->qp_table_mutex);
 
-	dray_wq_destroy(&qp->rq);
+	if (qp->rq.buf)
+		dray_wq_destroy(&qp->rq);
 	dray_wq_destroy(&qp->sq);
 	free(qp);
 	return 0;
@@ -843,5 +855,215 @@ int dray_destroy_ah(struct ibv_ah *ibah)
 	}
 
 	free(ah);
+	return 0;
+}
+
+/*
+ * Shared receive queues. The ring holds 2^log_depth >= max_wr WQEs of a
+ * 16-byte header and max_sge SGEs; every WR is named by a tag below the
+ * depth (dray_queue.h), so max_wr reported back is the depth.
+ */
+static int dray_srq_check_attr(struct dray_context *ctx,
+			       const struct ibv_srq_attr *attr)
+{
+	if (!attr->max_wr || attr->max_wr > ctx->max_srq_wr) {
+		verbs_err(&ctx->ibv_ctx, "SRQ max_wr %u not in [1, %u]\n",
+			  attr->max_wr, ctx->max_srq_wr);
+		return EINVAL;
+	}
+	if (attr->max_sge > ctx->max_srq_sge) {
+		verbs_err(&ctx->ibv_ctx, "SRQ max_sge %u > %u\n",
+			  attr->max_sge, ctx->max_srq_sge);
+		return EINVAL;
+	}
+	if (attr->srq_limit >= attr->max_wr) {
+		verbs_err(&ctx->ibv_ctx, "SRQ srq_limit %u >= max_wr %u\n",
+			  attr->srq_limit, attr->max_wr);
+		return EINVAL;
+	}
+	return 0;
+}
+
+static void dray_srq_free(struct dray_srq *srq)
+{
+	if (srq->buf)
+		dray_queue_buf_free(srq->buf, srq->buf_size);
+	pthread_spin_destroy(&srq->lock);
+	free(srq->busy);
+	free(srq->free);
+	free(srq->wrid);
+	free(srq);
+}
+
+static struct dray_srq *dray_srq_alloc(struct dray_context *ctx,
+				       const struct ibv_srq_attr *attr)
+{
+	struct dray_srq *srq;
+	uint32_t i, stride;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	srq->log_depth = dray_order(attr->max_wr);
+	srq->depth = 1U << srq->log_depth;
+	stride = DRAY_SRQ_WQE_HDR_SIZE +
+		 DRAY_SGE_SIZE * (attr->max_sge ? attr->max_sge : 1);
+	srq->log_stride = dray_order(stride);
+	stride = 1U << srq->log_stride;
+	srq->max_sge = min_t(uint32_t, ctx->max_srq_sge,
+			     (stride - DRAY_SRQ_WQE_HDR_SIZE) / DRAY_SGE_SIZE);
+	srq->wrid = calloc(srq->depth, sizeof(*srq->wrid));
+	srq->free = calloc(srq->depth, sizeof(*srq->free));
+	srq->busy = calloc(srq->depth, sizeof(*srq->busy));
+	if (!srq->wrid || !srq->free || !srq->busy)
+		goto err;
+	/* Tags come off the top of the stack: 0 first. */
+	for (i = 0; i < srq->depth; i++)
+		srq->free[i] = srq->depth - 1 - i;
+	srq->n_free = srq->depth;
+	if (dray_queue_buf_alloc(ctx, DRAY_QUEUE_HDR_SIZE +
+				 ((size_t)srq->depth << srq->log_stride),
+				 &srq->buf, &srq->buf_size))
+		goto err;
+	srq->db = srq->buf;
+	srq->ring = (uint8_t *)srq->buf + DRAY_QUEUE_HDR_SIZE;
+	return srq;
+
+err:
+	dray_srq_free(srq);
+	return NULL;
+}
+
+/* The ring, for CREATE_SRQ and CREATE_XSRQ (one driver request). */
+#define dray_srq_fill_cmd(srq, cmd) do {				\
+	(cmd)->buf_addr = (uintptr_t)(srq)->buf;			\
+	(cmd)->buf_size = (srq)->buf_size;				\
+	(cmd)->log_depth = (srq)->log_depth;				\
+	(cmd)->log_stride = (srq)->log_stride;				\
+} while (0)
+
+struct ibv_srq *dray_create_srq(struct ibv_pd *ibpd,
+				struct ibv_srq_init_attr *attr)
+{
+	struct dray_context *ctx = to_dray_ctx(ibpd->context);
+	struct dray_ucmd_create_srq_resp resp = {};
+	struct dray_ucmd_create_srq cmd = {};
+	struct dray_srq *srq;
+	int err;
+
+	err = dray_srq_check_attr(ctx, &attr->attr);
+	if (err)
+		goto err_out;
+	srq = dray_srq_alloc(ctx, &attr->attr);
+	if (!srq) {
+		err = ENOMEM;
+		goto err_out;
+	}
+	dray_srq_fill_cmd(srq, &cmd);
+	err = ibv_cmd_create_srq(ibpd, &srq->vsrq.srq, attr, &cmd.ibv_cmd,
+				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibv_ctx, "CREATE_SRQ (2^%u x %u) failed: %s\n",
+			  srq->log_depth, 1U << srq->log_stride,
+			  strerror(err));
+		dray_srq_free(srq);
+		goto err_out;
+	}
+	srq->srqn = resp.srqn;
+	attr->attr.max_wr = srq->depth;
+	attr->attr.max_sge = srq->max_sge;
+	return &srq->vsrq.srq;
+
+err_out:
+	errno = err;
+	return NULL;
+}
+
+#define DRAY_CREATE_SRQ_COMP_MASK \
+	(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD)
+
+struct ibv_srq *dray_create_srq_ex(struct ibv_context *ibctx,
+				   struct ibv_srq_init_attr_ex *attr)
+{
+	struct dray_context *ctx = to_dray_ctx(ibctx);
+	struct dray_ucmd_create_xsrq_resp resp = {};
+	struct dray_ucmd_create_xsrq cmd = {};
+	struct dray_srq *srq;
+	int err;
+
+	if (!check_comp_mask(attr->comp_mask, DRAY_CREATE_SRQ_COMP_MASK) ||
+	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	     attr->srq_type != IBV_SRQT_BASIC)) {
+		verbs_err(&ctx->ibv_ctx,
+			  "SRQ comp_mask %#x / type %d: only basic SRQs\n",
+			  attr->comp_mask, attr->srq_type);
+		err = EOPNOTSUPP;
+		goto err_out;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd) {
+		verbs_err(&ctx->ibv_ctx, "SRQ without a PD\n");
+		err = EINVAL;
+		goto err_out;
+	}
+	err = dray_srq_check_attr(ctx, &attr->attr);
+	if (err)
+		goto err_out;
+	srq = dray_srq_alloc(ctx, &attr->attr);
+	if (!srq) {
+		err = ENOMEM;
+		goto err_out;
+	}
+	dray_srq_fill_cmd(srq, &cmd);
+	err = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibv_ctx, "CREATE_XSRQ (2^%u x %u) failed: %s\n",
+			  srq->log_depth, 1U << srq->log_stride,
+			  strerror(err));
+		dray_srq_free(srq);
+		goto err_out;
+	}
+	srq->srqn = resp.srqn;
+	attr->attr.max_wr = srq->depth;
+	attr->attr.max_sge = srq->max_sge;
+	return &srq->vsrq.srq;
+
+err_out:
+	errno = err;
+	return NULL;
+}
+
+int dray_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		    int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int dray_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct dray_srq *srq = to_dray_srq(ibsrq);
+	struct ibv_query_srq cmd = {};
+	int err;
+
+	err = ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+	attr->max_wr = srq->depth;
+	attr->max_sge = srq->max_sge;
+	return 0;
+}
+
+int dray_destroy_srq(struct ibv_srq *ibsrq)
+{
+	int err;
+
+	/* EBUSY while a QP uses it (the kernel keeps the count). */
+	err = ibv_cmd_destroy_srq(ibsrq);
+	if (err)
+		return err;
+	dray_srq_free(to_dray_srq(ibsrq));
 	return 0;
 }
