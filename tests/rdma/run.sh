@@ -22,6 +22,8 @@
 #   verbs_err  tests/rdma/verbs_err (kselftest harness), one line per case
 #   hostile    tests/rdma/hostile (dray only)
 #   ud         tests/rdma/ud (kselftest harness): UD QPs, one line per case
+#   srq        tests/rdma/srq (kselftest harness): shared receive queues, one
+#              line per case
 #   dmabuf     tests/rdma/dmabuf (kselftest harness): dma-buf MRs, one line
 #              per case, over vgem (modprobe'd here) and the test exporter
 #              build/rdma/dray_dmabuf_exp.ko (insmod'ed here, removed after)
@@ -48,7 +50,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest integrity verbs_err hostile ud dmabuf loss}
+groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf loss}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -285,6 +287,14 @@ if want ud; then
 	todo=
 	[[ $kind == rxe ]] && todo="rxe 6.1 deviates from IBTA for UD"
 	harness_tap ud "$LOG/ud.out" "$rc" "$todo"
+fi
+
+if want srq; then
+	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
+		timeout 1200 "$BIN/srq" >"$LOG/srq.out" 2>&1
+	rc=$?
+	grep -E "^# .*(Expected|FAIL|SKIP)" "$LOG/srq.out" | sed 's/^#*/#/'
+	harness_tap srq "$LOG/srq.out" "$rc"
 fi
 
 # --- dmabuf (kselftest harness) ----------------------------------------------
