@@ -346,11 +346,11 @@ int dray_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		log_depth = cmd.log_depth;
 		srq->log_stride = cmd.log_stride;
 	} else {
+		u32 wqe = DRAY_SRQ_WQE_HDR_SIZE +
+			  max(attr->attr.max_sge, 1U) * DRAY_SGE_SIZE;
+
 		log_depth = order_base_2(attr->attr.max_wr);
-		srq->log_stride = clamp_t(u32,
-					  order_base_2(DRAY_SRQ_WQE_HDR_SIZE +
-						       max(attr->attr.max_sge, 1U) *
-						       DRAY_SGE_SIZE),
+		srq->log_stride = clamp_t(u32, order_base_2(wqe),
 					  DRAY_SRQ_LOG_STRIDE_MIN,
 					  DRAY_SRQ_LOG_STRIDE_MAX);
 	}
