@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dray_ktest: what the test files share (kt_main.c: setup, the basic verbs
- * and the runner; kt_frwr.c: fast registration and invalidation).
+ * and the runner; kt_frwr.c: fast registration and invalidation;
+ * kt_srq.c: shared receive queues).
  */
 #ifndef DRAY_KT_H
 #define DRAY_KT_H
@@ -56,5 +57,7 @@ void kt_fill(u8 *p, u32 len, u8 seed);
 
 /* kt_frwr.c */
 void kt_run_frwr(struct kt_side *a, struct kt_side *b);
+/* kt_srq.c */
+void kt_run_srq(struct kt_side *a, struct kt_side *b);
 
 #endif /* DRAY_KT_H */

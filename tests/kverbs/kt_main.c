@@ -922,6 +922,7 @@ static void kt_run(void)
 		tap(kt_test_bad_lkey_flush(&a, &b),
 		    "bad lkey: LOC_PROT_ERR; flush errors in ERR");
 		kt_run_frwr(&a, &b);
+		kt_run_srq(&a, &b);
 	}
 	kt_teardown_side(&a);
 	kt_teardown_side(&b);
