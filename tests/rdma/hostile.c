@@ -5,8 +5,12 @@
  * ring and its CQ's doorbell record — random WQEs, bogus opcodes, huge
  * num_sge and lengths, producer indexes far ahead of or behind the
  * consumer, random lkeys, rkeys and addresses (including those of memory
- * it must not reach). The device must answer with error completions or by
- * putting the QP in error, never anything else: no write outside the MRs
+ * it must not reach). It also owns a shared receive queue (SRQ) that a
+ * second peer QP receives from, and rewrites that ring too: garbage SRQ
+ * WQEs (num_sge, tags, reserved bytes, SGEs), WQEs rewritten while
+ * messages land in them, and at the end a producer index far ahead. The
+ * device must answer with error completions or by putting the QP in
+ * error, never anything else: no write outside the MRs
  * the QP's PD allows, no kernel warning, no hang. Afterwards it checks
  * that its read-only MR, a canary MR of another PD, an MR of another
  * context (a "victim") and guard pages around all of them are unchanged,
@@ -60,6 +64,8 @@
 #define RQ_LOG_STRIDE	7	/* 16-byte header + 7 SGEs */
 #define RQ_SGE		4
 #define CQ_LOG_DEPTH	8
+#define SRQ_LOG_DEPTH	5
+#define SRQ_LOG_STRIDE	7	/* 16-byte header + 7 SGEs */
 #define MR_LEN		(64 * 1024)
 #define CANARY_BYTE	0xc5
 #define RO_BYTE		0x3a
@@ -315,6 +321,85 @@ static void create_qp(uint32_t pd, struct rcq *cq, struct rqp *qp)
 	qp->qpn = resp.core.qpn;
 }
 
+/* The SRQ: a ring like an RQ's, of struct dray_srq_wqe */
+static struct rwq srq;
+static uint32_t srq_handle;
+
+static void create_srq(uint32_t pd)
+{
+	struct {
+		struct ib_uverbs_create_srq_resp core;
+		struct dray_create_srq_resp drv;
+	} resp;
+	struct ib_uverbs_create_srq cmd = {
+		.response = (uintptr_t)&resp,
+		.pd_handle = pd,
+		.max_wr = 1U << SRQ_LOG_DEPTH,
+		.max_sge = RQ_SGE,
+	};
+	struct dray_create_srq_cmd drv = {};
+	int ret;
+
+	wq_init(&srq, SRQ_LOG_DEPTH, SRQ_LOG_STRIDE);
+	drv.buf_addr = (uintptr_t)srq.buf;
+	drv.buf_size = (uint32_t)srq.buf_size;
+	drv.log_depth = SRQ_LOG_DEPTH;
+	drv.log_stride = SRQ_LOG_STRIDE;
+	memset(&resp, 0, sizeof(resp));
+	ret = ucmd(IB_USER_VERBS_CMD_CREATE_SRQ, &cmd, sizeof(cmd), &drv,
+		   sizeof(drv), sizeof(resp));
+	if (ret)
+		die("CREATE_SRQ: %s", strerror(-ret));
+	srq_handle = resp.core.srq_handle;
+}
+
+/* An RC QP receiving from the SRQ: no receive queue of its own. */
+static void create_srq_qp(uint32_t pd, struct rcq *cq, struct rqp *qp)
+{
+	struct {
+		struct ib_uverbs_create_qp_resp core;
+		struct dray_create_qp_resp drv;
+	} resp;
+	struct ib_uverbs_create_qp cmd = {
+		.response = (uintptr_t)&resp,
+		.pd_handle = pd,
+		.send_cq_handle = cq->handle,
+		.recv_cq_handle = cq->handle,
+		.srq_handle = srq_handle,
+		.max_send_wr = 1U << SQ_LOG_DEPTH,
+		.max_send_sge = SQ_SGE,
+		.is_srq = 1,
+		.qp_type = IB_UVERBS_QPT_RC,
+	};
+	struct dray_create_qp_cmd drv = {};
+	int ret;
+
+	wq_init(&qp->sq, SQ_LOG_DEPTH, SQ_LOG_STRIDE);
+	drv.sq_buf_addr = (uintptr_t)qp->sq.buf;
+	drv.sq_buf_size = (uint32_t)qp->sq.buf_size;
+	drv.sq_log_depth = SQ_LOG_DEPTH;
+	drv.sq_log_stride = SQ_LOG_STRIDE;
+	memset(&resp, 0, sizeof(resp));
+	ret = ucmd(IB_USER_VERBS_CMD_CREATE_QP, &cmd, sizeof(cmd), &drv,
+		   sizeof(drv), sizeof(resp));
+	if (ret)
+		die("CREATE_QP on the SRQ: %s", strerror(-ret));
+	qp->handle = resp.core.qp_handle;
+	qp->qpn = resp.core.qpn;
+}
+
+static int destroy_srq(void)
+{
+	struct ib_uverbs_destroy_srq_resp resp;
+	struct ib_uverbs_destroy_srq cmd = {
+		.response = (uintptr_t)&resp,
+		.srq_handle = srq_handle,
+	};
+
+	return ucmd(IB_USER_VERBS_CMD_DESTROY_SRQ, &cmd, sizeof(cmd), NULL, 0,
+		    sizeof(resp));
+}
+
 static int modify_qp(struct ib_uverbs_modify_qp *cmd)
 {
 	return ucmd(IB_USER_VERBS_CMD_MODIFY_QP, cmd, sizeof(*cmd), NULL, 0, 0);
@@ -355,7 +440,7 @@ static int gid_index;
 static enum ibv_mtu mtu;
 static uint32_t pd1, pd2;
 static struct rcq cq;
-static struct rqp hq, pq;
+static struct rqp hq, pq, sq_p;	/* sq_p: the peer on the SRQ */
 static struct rmr mr_rw;	/* PD 1, every right: garbage may land here */
 static struct rmr mr_ro;	/* PD 1, remote read only: never written */
 static struct rmr mr_canary;	/* PD 2, every right: never written */
@@ -383,7 +468,8 @@ static int reset_and_connect(struct rqp *qp, struct rqp *peer, uint32_t psn,
 		return ret;
 	/* like the provider: a reset QP starts again at index 0 */
 	memset(qp->sq.buf, 0, qp->sq.buf_size);
-	memset(qp->rq.buf, 0, qp->rq.buf_size);
+	if (qp->rq.buf)
+		memset(qp->rq.buf, 0, qp->rq.buf_size);
 	qp->sq.head = 0;
 	qp->rq.head = 0;
 
@@ -432,15 +518,16 @@ static int reset_and_connect(struct rqp *qp, struct rqp *peer, uint32_t psn,
 	return modify_qp(&c);
 }
 
-static void connect_pair(const char *when)
+/* H to @peer: P (a receive queue of its own) or sq_p (on the SRQ). */
+static void connect_to(struct rqp *peer, const char *when)
 {
 	uint32_t hpsn = (uint32_t)rng_below(&rng, 1U << 24);
 	uint32_t ppsn = (uint32_t)rng_below(&rng, 1U << 24);
 	int ret;
 
-	ret = reset_and_connect(&hq, &pq, hpsn, ppsn);
+	ret = reset_and_connect(&hq, peer, hpsn, ppsn);
 	if (!ret)
-		ret = reset_and_connect(&pq, &hq, ppsn, hpsn);
+		ret = reset_and_connect(peer, &hq, ppsn, hpsn);
 	if (ret)
 		die("%s: connecting the QPs: %s", when, strerror(-ret));
 	/* skip what earlier rounds left in the CQ, and tell the device */
@@ -448,6 +535,11 @@ static void connect_pair(const char *when)
 					      __ATOMIC_ACQUIRE));
 	__atomic_store_n(&cq.db->consumer, htole32(cq.consumer),
 			 __ATOMIC_RELEASE);
+}
+
+static void connect_pair(const char *when)
+{
+	connect_to(&pq, when);
 }
 
 /* Posting */
@@ -682,6 +774,7 @@ enum garbage {
 	G_DB_RECORD,		/* garbage over the whole doorbell record */
 	G_REWRITE,		/* WQEs rewritten while the device reads them */
 	G_RECV_RING,		/* garbage receive WQEs, then good SENDs */
+	G_SRQ_RING,		/* garbage SRQ WQEs, rewritten in flight */
 	/* last: the CQ may not survive it (an overflow is fatal) */
 	G_CQ_DB,		/* garbage CQ consumer index */
 	G_NR
@@ -690,8 +783,52 @@ enum garbage {
 static const char *const garbage_name[G_NR] = {
 	"random bytes", "structured", "huge num_sge", "huge inline",
 	"producer ahead", "producer behind", "doorbell record",
-	"rewrite in flight", "receive ring", "CQ doorbell",
+	"rewrite in flight", "receive ring", "SRQ ring", "CQ doorbell",
 };
+
+/*
+ * An SRQ WQE at index @idx: well formed (one SGE into mr_rw, a tag below
+ * the depth) or, with @bad, garbage in the header or the SGEs.
+ */
+static void srq_wqe(uint32_t idx, bool bad)
+{
+	struct dray_srq_wqe *r = wqe_at(&srq, idx);
+	struct dray_sge *s = (struct dray_sge *)(r + 1);
+	size_t k, room = ((1U << srq.log_stride) - 16) / 16;
+
+	memset(r, 0, 1U << srq.log_stride);
+	r->num_sge = 1;
+	r->tag = htole32(idx % srq.depth);
+	put_sge(&s[0], (uintptr_t)mr_rw.addr, MR_LEN / 2, mr_rw.lkey);
+	if (!bad)
+		return;
+	switch (rng_below(&rng, 5)) {
+	case 0:
+		r->num_sge = (uint8_t)rng_range(&rng, room + 1, 255);
+		break;
+	case 1:
+		r->tag = htole32((uint32_t)rng_next(&rng) | srq.depth);
+		break;
+	case 2:
+		r->reserved[rng_below(&rng, sizeof(r->reserved))] =
+			(uint8_t)rng_range(&rng, 1, 255);
+		break;
+	default:
+		r->num_sge = (uint8_t)rng_range(&rng, 1, room);
+		for (k = 0; k < room; k++)
+			put_sge(&s[k], any_addr(), any_len(), any_key());
+		break;
+	}
+}
+
+/* Room in the SRQ: WQEs the device has not taken count against it. */
+static uint32_t srq_room(void)
+{
+	uint32_t taken = le32toh(__atomic_load_n(&srq.db->consumer,
+						 __ATOMIC_ACQUIRE));
+
+	return srq.depth - (srq.head - taken);
+}
 
 /* Returns how many completions can be expected at least. */
 static unsigned int make_garbage(enum garbage g)
@@ -802,6 +939,32 @@ static unsigned int make_garbage(enum garbage g)
 			publish(&hq.sq, ++hq.sq.head);
 		}
 		return 1;
+	case G_SRQ_RING:
+		{
+		uint32_t m = srq_room() < 8 ? srq_room() : 8, first = srq.head;
+		uint64_t end;
+
+		for (i = 0; i < m; i++)
+			srq_wqe(srq.head + i, rng_one_in(&rng, 2));
+		srq.head += m;
+		publish(&srq, srq.head);
+		for (i = 0; i < 8; i++) {
+			w = wqe_at(&hq.sq, hq.sq.head);
+			memset(w, 0, stride);
+			w->opcode = DRAY_WQE_SEND;
+			w->flags = DRAY_WQE_F_SIGNALED;
+			w->num_sge = 1;
+			put_sge((struct dray_sge *)(w + 1), (uintptr_t)mr_rw.addr,
+				(uint32_t)rng_range(&rng, 1, 8192), mr_rw.lkey);
+			publish(&hq.sq, ++hq.sq.head);
+		}
+		ring();
+		/* Rewrite what was posted while the device takes it. */
+		end = now_us() + 30000;
+		while (m && now_us() < end)
+			srq_wqe(first + (uint32_t)rng_below(&rng, m), true);
+		return 1;
+	}
 	case G_CQ_DB:
 		__atomic_store_n(&cq.db->consumer, (uint32_t)rng_next(&rng),
 				 __ATOMIC_RELEASE);
@@ -921,6 +1084,8 @@ static void setup(void)
 	create_cq(&cq);
 	create_qp(pd1, &cq, &hq);
 	create_qp(pd1, &cq, &pq);
+	create_srq(pd1);
+	create_srq_qp(pd1, &cq, &sq_p);
 
 	/* the victim, and the port facts, through libibverbs */
 	vctx = open_device(opt.dev);
@@ -1038,7 +1203,10 @@ int main(int argc, char **argv)
 		unsigned int want;
 		int st;
 
-		connect_pair(garbage_name[g]);
+		if (g == G_SRQ_RING)
+			connect_to(&sq_p, garbage_name[g]);
+		else
+			connect_pair(garbage_name[g]);
 		want = make_garbage(g);
 		if (!rng_one_in(&rng, 4))
 			ring();	/* else: the engine may be polling anyway */
@@ -1072,6 +1240,50 @@ int main(int argc, char **argv)
 		if (t.success != 1 || t.errors)
 			fail("round %d (%s): a good WRITE after RESET gave %u ok, %u errors",
 			     r, garbage_name[g], t.success, t.errors);
+	}
+
+	/*
+	 * The SRQ's producer index far ahead: the SRQ is in error for good,
+	 * a SEND to its QP puts that QP in ERR (the sender gets an error).
+	 */
+	{
+		struct tally t = { 0 };
+		int st;
+
+		connect_to(&sq_p, "SRQ doorbell");
+		publish(&srq, srq.head + srq.depth +
+			(uint32_t)rng_range(&rng, 1, 1U << 20));
+		good_write(64);
+		{
+			struct dray_sq_wqe *w = wqe_at(&hq.sq, hq.sq.head);
+
+			memset(w, 0, 1U << hq.sq.log_stride);
+			w->opcode = DRAY_WQE_SEND;
+			w->flags = DRAY_WQE_F_SIGNALED;
+			w->num_sge = 1;
+			put_sge((struct dray_sge *)(w + 1),
+				(uintptr_t)mr_rw.addr, 100, mr_rw.lkey);
+			publish(&hq.sq, ++hq.sq.head);
+		}
+		ring();
+		collect(&t, 2, 3000, 300);
+		st = query_qp_state(&sq_p);
+		printf("hostile: final    %-18s %3u CQEs (%u ok, %u errors), SRQ QP %s\n",
+		       "SRQ doorbell", t.total, t.success, t.errors,
+		       st >= 0 ? qp_state_str(st) : "?");
+		if (!t.errors || st != IBV_QPS_ERR)
+			fail("SRQ producer index ahead: %u errors, SRQ QP %s",
+			     t.errors, st >= 0 ? qp_state_str(st) : "?");
+		check_guarded("SRQ doorbell");
+		ret = destroy_srq();
+		if (ret != -EBUSY)
+			fail("DESTROY_SRQ in use: %s, expected EBUSY",
+			     strerror(-ret));
+		ret = destroy_qp(&sq_p);
+		if (!ret)
+			ret = destroy_srq();
+		if (ret)
+			fail("DESTROY_QP/SRQ: %s", strerror(-ret));
 	}
 
 	/*
