@@ -65,7 +65,6 @@ enum dray_vendor_err {
 	DRAY_VERR_MW_ACCESS		= 0x97,	/* window rights not allowed */
 	DRAY_VERR_MW_ZERO_BASED		= 0x98,	/* zero-based type 1 window */
 	DRAY_VERR_SRQ_DOORBELL		= 0x99,	/* SRQ producer index invalid */
-	DRAY_VERR_SRQ_WQE		= 0x9a,	/* SRQ WQE: tag or reserved bytes */
 };
 
 #endif /* DRAY_VERR_H */
