@@ -153,11 +153,7 @@ static int dray_srq_check_attr(struct dray_dev *dev,
 			    a->max_sge, c->max_srq_sge);
 		return -EINVAL;
 	}
-	if (a->srq_limit >= a->max_wr) {
-		ddev_dbg_rl(dev, "create_srq: srq_limit %u not below max_wr %u\n",
-			    a->srq_limit, a->max_wr);
-		return -EINVAL;
-	}
+	/* srq_limit does not matter here: modify_srq arms the limit. */
 	return 0;
 }
 
@@ -369,16 +365,12 @@ int dray_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 				    dev->caps.max_srq);
 		return ret;
 	}
-	if (attr->attr.srq_limit) {
-		ret = dray_srq_arm(dev, srq, attr->attr.srq_limit);
-		if (ret)
-			goto teardown;
-	}
 	ret = dray_srq_publish(dev, srq);
 	if (ret)
 		goto teardown;
 	attr->attr.max_wr = srq->depth;
 	attr->attr.max_sge = srq->max_sge;
+	attr->attr.srq_limit = 0;
 
 	if (udata) {
 		resp.srqn = srq->srqn;

@@ -876,11 +876,7 @@ static int dray_srq_check_attr(struct dray_context *ctx,
 			  attr->max_sge, ctx->max_srq_sge);
 		return EINVAL;
 	}
-	if (attr->srq_limit >= attr->max_wr) {
-		verbs_err(&ctx->ibv_ctx, "SRQ srq_limit %u >= max_wr %u\n",
-			  attr->srq_limit, attr->max_wr);
-		return EINVAL;
-	}
+	/* srq_limit is irrelevant for ibv_create_srq (ibv_modify_srq arms). */
 	return 0;
 }
 
