@@ -12,6 +12,9 @@
 # fio with crc32c verification (random and sequential writes of 4 KiB to
 # 1 MiB at queue depth 32, read back and checked; random 4 KiB reads; a
 # mix), then disconnect and a clean teardown.
+#
+# NVMET_USE_SRQ=1 loads nvmet-rdma with use_srq=1: the target's queues
+# receive through a kernel SRQ of dev_b (checked with rdma resource).
 
 nvmeof_out=/tmp/nvmeof
 nqn=nqn.2026-12.dev.dray:test
@@ -72,10 +75,12 @@ nvmeof_fail() {
 
 # nvmeof_lane: the NVMe-oF group (the top of this file).
 nvmeof_lane() {
-	local m i ctrl blk trtype addr nh nt nm
+	local m i ctrl blk trtype addr nh nt nm opts
 	mkdir -p "$nvmeof_out"
 	for m in nvmet nvmet-rdma nvme-rdma; do
-		modprobe "$m" || { nvmeof_fail setup "modprobe $m"; return; }
+		opts=()
+		[[ $m == nvmet-rdma && ${NVMET_USE_SRQ:-0} == 1 ]] && opts=(use_srq=1)
+		modprobe "$m" "${opts[@]}" || { nvmeof_fail setup "modprobe $m"; return; }
 	done
 	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 
@@ -142,6 +147,15 @@ nvmeof_lane() {
 		sed 's/^/# /' "$nvmeof_out/qps" | head -20
 	fi
 	sed 's/^/# /' "$nvmeof_out/mrs" | head -4
+	if [[ ${NVMET_USE_SRQ:-0} == 1 ]]; then
+		rdma resource show srq >"$nvmeof_out/srqs" 2>&1
+		if grep -q "dev $dev_b .*type BASIC .*comm \[nvmet_rdma\]" "$nvmeof_out/srqs"; then
+			tap_ok "storage.nvmeof.srq: nvmet-rdma use_srq=1, the target's QPs on a kernel SRQ of $dev_b"
+		else
+			tap_fail "storage.nvmeof.srq: no SRQ of nvmet_rdma on $dev_b"
+		fi
+		sed 's/^/# /' "$nvmeof_out/srqs" | head -4
+	fi
 
 	# --- fio with verification ------------------------------------------------
 	nvmeof_fio "$blk" randwrite-verify --rw=randwrite --bsrange=4k-1m --iodepth=32 \
