@@ -21,6 +21,17 @@
 #  10. wire interop with Soft-RoCE, dray0 <-> rxe0 in the VM: the subset
 #      pingpong, capture (tshark decode, ICRC check) and rping of
 #      tests/interop/interop.sh (`make interop` runs all of it)
+#  10. the debug stages (debug-*): the selftests, rdma, two-vm, kverbs, cm
+#      and interop lanes, or subsets of them (Documentation/testing.md), in
+#      VMs that boot the debug kernel (scripts/debug-kernel.sh: KASAN,
+#      KFENCE, lockdep, UBSAN, DEBUG_LIST, DEBUG_OBJECTS, kmemleak) with a
+#      dray.ko built against it; any report of those fails the stage, and so
+#      does a kmemleak leak attributed to dray. The kernel is built (about
+#      N min on 2 cores, niced) in the background while stages 1-9 run, and
+#      cached: a second run builds nothing.
+#
+# Options: --no-debug skips stage 10; --debug-only runs only stage 10 and
+# the builds (`make debug`).
 #
 # The RC smoke lane (tests/smoke/rc-smoke.sh, `make smoke`) is a quick
 # subset of stage 4 for development and is not run here.
@@ -28,6 +39,15 @@
 # Installs its prerequisites first (needs root). Exit status is non-zero if
 # anything failed. Logs: build/test/.
 set -uo pipefail
+
+normal=1 debug=1
+case ${1:-} in
+--no-debug) debug='' ;;
+--debug-only) normal='' ;;
+-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+'') ;;
+*) echo "usage: ${0##*/} [--no-debug | --debug-only]" >&2; exit 2 ;;
+esac
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$repo"
@@ -64,6 +84,8 @@ tally() {	# stage, rc, log
 stage() {	# name, command...
 	local name=$1 rc
 	shift
+	# --debug-only: the builds run, the stages but the debug ones do not.
+	[[ -n $normal || $name == debug-* ]] || return 0
 	echo "=== $name"
 	"$@" 2>&1 | tee "$logs/$name.log"
 	rc=${PIPESTATUS[0]}
@@ -84,6 +106,14 @@ if [[ $EUID -eq 0 ]]; then
 	must scripts/install-deps.sh
 else
 	echo "test: not root, skipping package installation"
+fi
+
+# The debug kernel builds (niced) while the other stages run.
+debug_pid=''
+if [[ -n $debug ]]; then
+	echo "=== scripts/debug-kernel.sh (in the background; log $logs/debug-kernel.log)"
+	scripts/debug-kernel.sh >"$logs/debug-kernel.env" 2>"$logs/debug-kernel.log" &
+	debug_pid=$!
 fi
 
 stage check scripts/check.sh
@@ -112,6 +142,37 @@ stage pyverbs scripts/vm-run.sh --timeout 2400 --module build/dray.ko -- \
 must make -s -C tests/interop
 stage interop scripts/vm-run.sh --timeout 1800 --module build/dray.ko -- \
 	tests/interop/interop.sh pingpong capture rping
+
+if [[ -n $debug ]]; then
+	echo "=== debug kernel (waiting for scripts/debug-kernel.sh)"
+	if ! wait "$debug_pid"; then
+		tail -40 "$logs/debug-kernel.log"
+		echo "test: build step failed: scripts/debug-kernel.sh"
+		echo "$total_pass passed, $((total_fail + 1)) failed, $total_skip skipped"
+		exit 1
+	fi
+	cat "$logs/debug-kernel.log"
+	dkdir=$(sed -n 's/^KDIR=//p' "$logs/debug-kernel.env")
+	# dray.ko and dray_ktest.ko against the debug kernel, apart from the
+	# modules of stages 3-9.
+	dbuild=$repo/build/debug
+	must make -s kmod KDIR="$dkdir" KMOD="$dbuild/kmod"
+	must make -s ktest-mod KDIR="$dkdir" KTEST="$dbuild/ktest"
+	dko=$dbuild/kmod/dray.ko
+	export DRAY_VM_KERNEL=debug
+
+	stage debug-selftests scripts/vm-run.sh --timeout 1800 --module "$dko" -- \
+		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
+	stage debug-rdma scripts/vm-run.sh --timeout 2400 --module "$dko" -- \
+		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/rdma/run.sh dray'
+	stage debug-two-vm tests/rdma/two-vm.sh --module "$dko" dray
+	stage debug-kverbs scripts/vm-run.sh --timeout 900 --module "$dko" -- \
+		tests/kverbs/run.sh "$dbuild/ktest/dray_ktest.ko"
+	stage debug-cm scripts/vm-run.sh --timeout 1200 --module "$dko" -- tests/cm/run.sh
+	stage debug-interop scripts/vm-run.sh --timeout 2400 --module "$dko" -- \
+		tests/interop/interop.sh pingpong capture rping
+	unset DRAY_VM_KERNEL
+fi
 
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [[ $total_fail -eq 0 ]]
