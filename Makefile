@@ -9,6 +9,10 @@
 #   make check         checkpatch --strict, W=1 and sparse builds
 #   make demo          the main job: build, boot, create dray0, ibv_devinfo
 #   make test          every test; ends with "N passed, N failed"
+#   make debug         the debug stages of `test` only: the VM lanes under the
+#                      debug kernel (KASAN, lockdep, UBSAN, kmemleak, ...)
+#   make debug-kernel  build (or find cached) the debug kernel
+#   make debug-module  dray.ko against the debug kernel, in build/debug/kmod
 #   make smoke         RC data-path smoke lane in the VM (not yet in `test`)
 #   make kverbs        kernel-verbs tests (tests/kverbs/dray_ktest.ko) in the VM
 #   make interop       wire interop with Soft-RoCE (rxe) in the VM (`test` runs a subset)
@@ -28,7 +32,7 @@ KSRC := Kbuild drivers include
 KTEST := $(BUILD)/ktest
 
 .PHONY: all module kmod ktest-mod provider unit selftests check demo test smoke \
-	kverbs interop cm storage pyverbs clean
+	kverbs interop cm storage pyverbs debug debug-kernel debug-module clean
 
 all: module provider
 
@@ -66,6 +70,18 @@ demo:
 test:
 	scripts/test.sh
 
+debug:
+	scripts/test.sh --debug-only
+
+debug-kernel:
+	scripts/debug-kernel.sh
+
+# The debug build lives apart from build/dray.ko (KMOD=, KTEST=).
+DEBUG_KDIR = $(shell $(CURDIR)/scripts/debug-kernel.sh | sed -n 's/^KDIR=//p')
+debug-module:
+	$(MAKE) kmod KDIR=$(DEBUG_KDIR) KMOD=$(BUILD)/debug/kmod
+	$(MAKE) ktest-mod KDIR=$(DEBUG_KDIR) KTEST=$(BUILD)/debug/ktest
+
 smoke: module provider
 	scripts/vm-run.sh --timeout 900 --module $(BUILD)/dray.ko -- tests/smoke/rc-smoke.sh
 
@@ -88,7 +104,7 @@ pyverbs: module provider
 	scripts/vm-run.sh --timeout 3600 --module $(BUILD)/dray.ko -- tests/pyverbs/run.sh dray
 
 clean:
-	rm -rf $(KMOD) $(KTEST) $(BUILD)/dray.ko
+	rm -rf $(KMOD) $(KTEST) $(BUILD)/dray.ko $(BUILD)/debug
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/selftests clean
 	-$(MAKE) -C tests/interop clean

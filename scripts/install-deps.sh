@@ -95,7 +95,8 @@ packages() {
 		iproute2 ethtool perftest dpkg-dev \
 		ibverbs-utils rdmacm-utils python3-pyverbs libibverbs-dev \
 		tcpdump tshark strace libfabric-bin \
-		nvme-cli fio nfs-kernel-server
+		nvme-cli fio nfs-kernel-server \
+		flex bison bc libelf-dev libssl-dev
 }
 
 missing() {

@@ -21,6 +21,19 @@
 #  10. wire interop with Soft-RoCE, dray0 <-> rxe0 in the VM: the subset
 #      pingpong, capture (tshark decode, ICRC check) and rping of
 #      tests/interop/interop.sh (`make interop` runs all of it)
+#  11. the debug stages (debug-*), in VMs that boot the debug kernel
+#      (scripts/debug-kernel.sh: KASAN, KFENCE, lockdep, UBSAN, DEBUG_LIST,
+#      DEBUG_OBJECTS, kmemleak) with dray.ko built against it: the
+#      selftests; the rdma groups integrity, verbs_err, hostile, ud and
+#      dmabuf; kverbs; cm without perftest; storage with a quarter of the
+#      data (Documentation/testing.md says what each covers). A report of
+#      any of those checkers fails the stage, and so does a kmemleak leak
+#      attributed to dray (vm-run.sh scans after each lane). The kernel is
+#      built once (niced, in the background while stages 1-10 run) and
+#      cached under ~/.cache/dray/debug-kernel.
+#
+# Options: --no-debug skips stage 11; --debug-only runs only stage 11 and
+# the builds (`make debug`).
 #
 # The RC smoke lane (tests/smoke/rc-smoke.sh, `make smoke`) is a quick
 # subset of stage 4 for development and is not run here.
@@ -28,6 +41,15 @@
 # Installs its prerequisites first (needs root). Exit status is non-zero if
 # anything failed. Logs: build/test/.
 set -uo pipefail
+
+normal=1 debug=1
+case ${1:-} in
+--no-debug) debug='' ;;
+--debug-only) normal='' ;;
+-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+'') ;;
+*) echo "usage: ${0##*/} [--no-debug | --debug-only]" >&2; exit 2 ;;
+esac
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$repo"
@@ -62,11 +84,15 @@ tally() {	# stage, rc, log
 }
 
 stage() {	# name, command...
-	local name=$1 rc
+	local name=$1 rc t0
 	shift
+	# --debug-only: the builds run, the stages but the debug ones do not.
+	[[ -n $normal || $name == debug-* ]] || return 0
 	echo "=== $name"
+	t0=$SECONDS
 	"$@" 2>&1 | tee "$logs/$name.log"
 	rc=${PIPESTATUS[0]}
+	echo "test: stage $name took $((SECONDS - t0)) s"
 	tally "$name" "$rc" "$logs/$name.log"
 }
 
@@ -84,6 +110,14 @@ if [[ $EUID -eq 0 ]]; then
 	must scripts/install-deps.sh
 else
 	echo "test: not root, skipping package installation"
+fi
+
+# The debug kernel builds (niced) while the other stages run.
+debug_pid=''
+if [[ -n $debug ]]; then
+	echo "=== scripts/debug-kernel.sh (in the background; log $logs/debug-kernel.log)"
+	scripts/debug-kernel.sh >"$logs/debug-kernel.env" 2>"$logs/debug-kernel.log" &
+	debug_pid=$!
 fi
 
 stage check scripts/check.sh
@@ -112,6 +146,47 @@ stage pyverbs scripts/vm-run.sh --timeout 2400 --module build/dray.ko -- \
 must make -s -C tests/interop
 stage interop scripts/vm-run.sh --timeout 1800 --module build/dray.ko -- \
 	tests/interop/interop.sh pingpong capture rping
+
+if [[ -n $debug ]]; then
+	echo "=== debug kernel (waiting for scripts/debug-kernel.sh)"
+	if ! wait "$debug_pid"; then
+		tail -40 "$logs/debug-kernel.log"
+		echo "test: build step failed: scripts/debug-kernel.sh"
+		echo "$total_pass passed, $((total_fail + 1)) failed, $total_skip skipped"
+		exit 1
+	fi
+	cat "$logs/debug-kernel.log"
+	dkdir=$(sed -n 's/^KDIR=//p' "$logs/debug-kernel.env")
+	# dray.ko, dray_ktest.ko and the dma-buf test exporter against the
+	# debug kernel, apart from the modules of the other stages.
+	dbuild=$repo/build/debug
+	must make -s kmod KDIR="$dkdir" KMOD="$dbuild/kmod"
+	must make -s ktest-mod KDIR="$dkdir" KTEST="$dbuild/ktest"
+	must make -s -C tests/rdma KDIR="$dkdir" OUT="$dbuild/rdma" \
+		"$dbuild/rdma/dray_dmabuf_exp.ko"
+	dko=$dbuild/kmod/dray.ko
+	export DRAY_VM_KERNEL=debug
+	# The debug kernel moves data about two orders of magnitude slower
+	# under TCG: the programs of tests/rdma run through
+	# scripts/vm/debug-rdma (integrity with a quarter of the iterations),
+	# and every test program's RC QPs get an ACK timeout of 1.07 s
+	# (exponent 18), not 67 ms.
+	export DRAY_RDMA_BIN=$repo/scripts/vm/debug-rdma
+	export DRAY_RDMA_TIMEOUT_EXP=18
+	export DRAY_DMABUF_EXP_KO=$dbuild/rdma/dray_dmabuf_exp.ko
+
+	stage debug-selftests scripts/vm-run.sh --timeout 1800 --module "$dko" -- \
+		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
+	stage debug-rdma scripts/vm-run.sh --timeout 2400 --module "$dko" -- \
+		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/rdma/run.sh dray integrity verbs_err hostile ud dmabuf'
+	stage debug-kverbs scripts/vm-run.sh --timeout 900 --module "$dko" -- \
+		tests/kverbs/run.sh "$dbuild/ktest/dray_ktest.ko"
+	stage debug-cm scripts/vm-run.sh --timeout 1200 --module "$dko" -- \
+		env DRAY_CM_PERFTEST=0 tests/cm/run.sh
+	stage debug-storage scripts/vm-run.sh --timeout 1800 --module "$dko" -- \
+		env STORAGE_SMALL=1 tests/storage/run.sh dray
+	unset DRAY_VM_KERNEL DRAY_RDMA_BIN DRAY_RDMA_TIMEOUT_EXP DRAY_DMABUF_EXP_KO
+fi
 
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [[ $total_fail -eq 0 ]]

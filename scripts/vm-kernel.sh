@@ -1,23 +1,46 @@
 #!/bin/bash
 # Prepare everything needed to boot the test kernel, in the cache
-# ($DRAY_CACHE, default ~/.cache/dray):
+# ($DRAY_CACHE, default ~/.cache/dray). Debian's kernel (the default):
 #   debs/linux-image-KVER_*.deb           apt-get download, once
 #   kernel/KVER/root/                     dpkg -x of it, modules.dep added
 #   kernel/KVER/vmlinux                   the bzImage payload, decompressed once
 #                                         (ELF, booted through PVH by qboot)
 #   kernel/KVER/initramfs-HASH.cpio       busybox + scripts/vm/init + the modules
 #                                         needed to mount the host root
+# The debug kernel (--kernel debug): scripts/debug-kernel.sh builds it
+# (debug-kernel/KEY/bzImage, its modules under debug-kernel/KEY/root, the
+# build tree for external modules), and its initramfs-HASH.cpio is written
+# next to it; what the initramfs would load is built into that kernel.
+# VMLINUX is then that bzImage (qboot boots either).
 # Each step reruns only when its inputs changed. Prints the results as
-# shell assignments (KVER, VMLINUX, INITRAMFS, MODULES) and also writes them
-# to kernel/KVER/vm.env.
+# shell assignments (KVER, VMLINUX, INITRAMFS, MODULES, and KDIR: the tree
+# to build modules against) and also writes them to vm.env in the kernel's
+# directory.
 set -euo pipefail
 
 usage() {
-	echo "usage: ${0##*/}    (prints KVER=, VMLINUX=, INITRAMFS=, MODULES=)"
+	cat <<EOT
+usage: ${0##*/} [--kernel debian|debug]
+  Prints KVER=, VMLINUX=, INITRAMFS=, MODULES=, KDIR=.
+  --kernel debian   Debian's linux-image-KVER (the default)
+  --kernel debug    the debug kernel (scripts/debug-kernel.sh; built unless cached)
+Environment: DRAY_VM_KERNEL=debian|debug sets the default of --kernel.
+EOT
 }
-case ${1:-} in
--h | --help) usage; exit 0 ;;
-'') ;;
+kernel=${DRAY_VM_KERNEL:-debian}
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	-h | --help) usage; exit 0 ;;
+	--kernel)
+		[[ $# -ge 2 ]] || { usage >&2; exit 2; }
+		kernel=$2
+		shift 2
+		;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+case $kernel in
+debian | debug) ;;
 *) usage >&2; exit 2 ;;
 esac
 
@@ -25,62 +48,38 @@ here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=scripts/vm/lib.sh
 . "$here/vm/lib.sh"
 
-kver=$("$here/kver.sh")
-kdir=$DRAY_CACHE/kernel/$kver
-mkdir -p "$kdir" "$DRAY_CACHE/debs"
-# One builder at a time per kernel (two VMs may start together).
-exec 9>"$kdir/.lock"
-flock 9
-
-# Modules the initramfs loads (with their dependencies, from modules.dep).
+# Modules the initramfs loads (with their dependencies, from modules.dep);
+# the ones built into the kernel (modules.builtin) are left out.
 base_modules=(virtio_pci 9pnet_virtio 9p overlay virtio_console)
 net_modules=(virtio_net)
 
-# --- 1. the image package ---------------------------------------------------
+# --- the debug kernel ------------------------------------------------------------
+# Sets kver, kdir (where the initramfs goes), vmlinux, moddir, kbuild, stamp.
+debug_kernel() {
+	local out k v
+	out=$("$here/debug-kernel.sh") || die "scripts/debug-kernel.sh failed"
+	kver='' vmlinux='' moddir='' kbuild=''
+	while IFS='=' read -r k v; do
+		case $k in
+		KVER) kver=$v ;;
+		IMAGE) vmlinux=$v ;;
+		MODULES) moddir=$v ;;
+		KDIR) kbuild=$v ;;
+		esac
+	done <<<"$out"
+	[[ -n $kver && -f $vmlinux && -d $moddir && -d $kbuild ]] ||
+		die "scripts/debug-kernel.sh printed no usable kernel"
+	kdir=$(dirname "$vmlinux")
+	exec 9>"$kdir/.lock"
+	flock 9
+	stamp="debug $kver $(stat -c %Y "$vmlinux")"
+}
+
+# --- helpers for Debian's kernel ------------------------------------------------
 find_deb() {
 	compgen -G "$DRAY_CACHE/debs/linux-image-${kver}_*.deb" | sort -V | tail -n1
 }
-deb=$(find_deb || true)
-if [[ -z $deb ]]; then
-	note "downloading linux-image-$kver"
-	# apt downloads as user _apt: use a directory it can reach (the cache
-	# may sit in a private home), then move the file in.
-	tmp=$(mktemp -d)
-	chmod 0755 "$tmp"
-	if [[ $EUID -eq 0 ]] && id _apt >/dev/null 2>&1; then
-		chown _apt "$tmp"
-	fi
-	(cd "$tmp" && apt-get download -q "linux-image-$kver" >&2) ||
-		{ rm -rf "$tmp"; die "apt-get download linux-image-$kver failed"; }
-	for f in "$tmp"/linux-image-"$kver"_*.deb; do
-		cp "$f" "$DRAY_CACHE/debs/.partial"
-		mv "$DRAY_CACHE/debs/.partial" "$DRAY_CACHE/debs/${f##*/}"
-	done
-	rm -rf "$tmp"
-	deb=$(find_deb) || die "apt-get download linux-image-$kver fetched nothing"
-fi
 
-# --- 2. unpacked tree (+ modules.dep, which the package does not ship) ------
-root=$kdir/root
-moddir=$root/lib/modules/$kver
-stamp="$(basename "$deb") $(stat -c %s "$deb")"
-if [[ ! -f $kdir/root.stamp || $(<"$kdir/root.stamp") != "$stamp" ]]; then
-	note "unpacking $(basename "$deb")"
-	rm -rf "$root" "$root.tmp" "$kdir/root.stamp"
-	dpkg -x "$deb" "$root.tmp"
-	# Merged-/usr packages put modules under usr/lib: normalise to lib/.
-	if [[ ! -d $root.tmp/lib/modules/$kver && -d $root.tmp/usr/lib/modules/$kver ]]; then
-		mkdir -p "$root.tmp/lib/modules"
-		mv "$root.tmp/usr/lib/modules/$kver" "$root.tmp/lib/modules/"
-	fi
-	depmod -b "$root.tmp" "$kver"
-	mv "$root.tmp" "$root"
-	echo "$stamp" >"$kdir/root.stamp"
-fi
-vmlinuz=$root/boot/vmlinuz-$kver
-[[ -f $vmlinuz ]] || die "$vmlinuz missing from $(basename "$deb")"
-
-# --- 3. vmlinux: decompress the bzImage payload once ------------------------
 # The boot protocol header (Documentation/x86/boot.rst) gives setup_sects
 # (0x1f1), payload_offset (0x248) and payload_length (0x24c); the payload
 # starts payload_offset bytes into the protected-mode code, which follows
@@ -116,10 +115,71 @@ extract_vmlinux() { # BZIMAGE OUT
 		die "$img: payload is not an ELF image"
 	mv "$out.tmp" "$out"
 }
-vmlinux=$kdir/vmlinux
-if [[ ! -f $vmlinux || $vmlinuz -nt $vmlinux ]]; then
-	note "decompressing $(basename "$vmlinuz")"
-	extract_vmlinux "$vmlinuz" "$vmlinux"
+
+# --- Debian's kernel: steps 1 to 3 ------------------------------------------------
+# Sets kver, kdir, vmlinux, moddir, kbuild, stamp.
+debian_kernel() {
+	kver=$("$here/kver.sh")
+	kdir=$DRAY_CACHE/kernel/$kver
+	kbuild=/usr/src/linux-headers-$kver
+	mkdir -p "$kdir" "$DRAY_CACHE/debs"
+	# One builder at a time per kernel (two VMs may start together).
+	exec 9>"$kdir/.lock"
+	flock 9
+
+	# --- 1. the image package ---------------------------------------------------
+	deb=$(find_deb || true)
+	if [[ -z $deb ]]; then
+		note "downloading linux-image-$kver"
+		# apt downloads as user _apt: use a directory it can reach (the cache
+		# may sit in a private home), then move the file in.
+		tmp=$(mktemp -d)
+		chmod 0755 "$tmp"
+		if [[ $EUID -eq 0 ]] && id _apt >/dev/null 2>&1; then
+			chown _apt "$tmp"
+		fi
+		(cd "$tmp" && apt-get download -q "linux-image-$kver" >&2) ||
+			{ rm -rf "$tmp"; die "apt-get download linux-image-$kver failed"; }
+		for f in "$tmp"/linux-image-"$kver"_*.deb; do
+			cp "$f" "$DRAY_CACHE/debs/.partial"
+			mv "$DRAY_CACHE/debs/.partial" "$DRAY_CACHE/debs/${f##*/}"
+		done
+		rm -rf "$tmp"
+		deb=$(find_deb) || die "apt-get download linux-image-$kver fetched nothing"
+	fi
+
+	# --- 2. unpacked tree (+ modules.dep, which the package does not ship) ------
+	root=$kdir/root
+	moddir=$root/lib/modules/$kver
+	stamp="$(basename "$deb") $(stat -c %s "$deb")"
+	if [[ ! -f $kdir/root.stamp || $(<"$kdir/root.stamp") != "$stamp" ]]; then
+		note "unpacking $(basename "$deb")"
+		rm -rf "$root" "$root.tmp" "$kdir/root.stamp"
+		dpkg -x "$deb" "$root.tmp"
+		# Merged-/usr packages put modules under usr/lib: normalise to lib/.
+		if [[ ! -d $root.tmp/lib/modules/$kver && -d $root.tmp/usr/lib/modules/$kver ]]; then
+			mkdir -p "$root.tmp/lib/modules"
+			mv "$root.tmp/usr/lib/modules/$kver" "$root.tmp/lib/modules/"
+		fi
+		depmod -b "$root.tmp" "$kver"
+		mv "$root.tmp" "$root"
+		echo "$stamp" >"$kdir/root.stamp"
+	fi
+	vmlinuz=$root/boot/vmlinuz-$kver
+	[[ -f $vmlinuz ]] || die "$vmlinuz missing from $(basename "$deb")"
+
+	# --- 3. vmlinux: decompress the bzImage payload once ------------------------
+	vmlinux=$kdir/vmlinux
+	if [[ ! -f $vmlinux || $vmlinuz -nt $vmlinux ]]; then
+		note "decompressing $(basename "$vmlinuz")"
+		extract_vmlinux "$vmlinuz" "$vmlinux"
+	fi
+}
+
+if [[ $kernel == debug ]]; then
+	debug_kernel
+else
+	debian_kernel
 fi
 
 # --- 4. initramfs -------------------------------------------------------------
@@ -141,9 +201,19 @@ module_lists() {
 		for (i = 1; i <= n; i++) {
 			if (w[i] in path)
 				visit(path[w[i]], list)
-			else
+			else if (!(w[i] in builtin))
 				print "missing", w[i]
 		}
+	}
+	function name(p) {
+		sub(/.*\//, "", p)
+		sub(/\.ko.*/, "", p)
+		gsub(/-/, "_", p)
+		return p
+	}
+	FILENAME ~ /modules\.builtin$/ {
+		builtin[name($1)] = 1
+		next
 	}
 	{
 		mod = $1
@@ -151,14 +221,10 @@ module_lists() {
 		deps[mod] = ""
 		for (i = 2; i <= NF; i++)
 			deps[mod] = deps[mod] " " $i
-		name = mod
-		sub(/.*\//, "", name)
-		sub(/\.ko.*/, "", name)
-		gsub(/-/, "_", name)
-		path[name] = mod
+		path[name(mod)] = mod
 	}
 	END { want(base, "base"); want(net, "net") }
-	' "$moddir/modules.dep"
+	' "$moddir/modules.builtin" "$moddir/modules.dep"
 }
 base_list=() net_list=()
 while read -r list mod; do
@@ -177,7 +243,7 @@ fi
 
 key=$({
 	echo "$stamp"
-	printf '%s\n' "${base_list[@]}" -- "${net_list[@]}"
+	printf '%s\n' ${base_list[@]+"${base_list[@]}"} -- ${net_list[@]+"${net_list[@]}"}
 	sha256sum <"$here/vm/init"
 	sha256sum <"$busybox"
 } | sha256sum | cut -c1-16)
@@ -207,8 +273,8 @@ if [[ ! -f $initramfs ]]; then
 			echo "${base%.ko*}.ko" >>"$stage/lib/dray-modules/$list"
 		done
 	}
-	add_modules base.list "${base_list[@]}"
-	add_modules net.list "${net_list[@]}"
+	add_modules base.list ${base_list[@]+"${base_list[@]}"}
+	add_modules net.list ${net_list[@]+"${net_list[@]}"}
 	# Uncompressed: decompression costs more than reading under TCG.
 	(cd "$stage" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
 		cpio --null -o -H newc -R 0:0 --reproducible --quiet) >"$initramfs.tmp"
@@ -222,7 +288,8 @@ fi
 env_text="KVER=$kver
 VMLINUX=$vmlinux
 INITRAMFS=$initramfs
-MODULES=$moddir"
+MODULES=$moddir
+KDIR=$kbuild"
 [[ -f $kdir/vm.env && $(<"$kdir/vm.env") == "$env_text" ]] ||
 	echo "$env_text" >"$kdir/vm.env"
 echo "$env_text"

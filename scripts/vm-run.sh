@@ -6,7 +6,11 @@
 # Debian kernel's modules plus --module files under updates/. The command's
 # stdout/stderr stream to ours through virtio-serial ports; the kernel console
 # goes to a log file that is scanned for oopses, warnings, lockdep reports,
-# hung tasks, RCU stalls and panics after the run.
+# hung tasks, RCU stalls and panics after the run. With --kernel debug the
+# guest runs the debug kernel (scripts/debug-kernel.sh: KASAN, KFENCE,
+# lockdep, UBSAN, DEBUG_LIST, DEBUG_OBJECTS, kmemleak), whose reports fail
+# the run too, and kmemleak is scanned after CMD: a leak attributed to dray
+# fails the run.
 set -euo pipefail
 
 usage() {
@@ -18,20 +22,29 @@ shell syntax) in a VM, in the current directory, stdin /dev/null. The guest
 sees the host's files read-only with a tmpfs overlay (writes are lost), but
 its /tmp, /run and /dev/shm are its own.
 Exit status: CMD's; 124 on timeout; 125 if the VM died without a status.
-A kernel oops/BUG/WARNING/lockdep/hung-task/RCU-stall/panic fails the run
-(CMD's status if non-zero, else 1).
+A kernel oops/BUG/WARNING/lockdep/hung-task/RCU-stall/panic, a KASAN,
+KFENCE, UBSAN, DEBUG_LIST or DEBUG_OBJECTS report, and (debug kernel) a
+kmemleak leak attributed to dray fail the run (CMD's status if non-zero,
+else 1).
+
+  --kernel K           debian (default): Debian's linux-image; debug: the
+                       debug kernel of scripts/debug-kernel.sh (built and
+                       cached on first use; pass modules built against its
+                       tree, KDIR printed by scripts/vm-kernel.sh --kernel debug)
 
   --module FILE.ko     install FILE.ko under updates/ (repeatable), depmod'ed
   --timeout SECS       kill the VM SECS after its start, exit 124 (default 900)
   --log FILE           kernel console log (default build/vm/console.log)
   --smp N              vCPUs (default 2)
-  --mem MIB            memory (default 2048)
+  --mem MIB            memory (default 2048; debug kernel 1024: its boot and
+                       each kmemleak scan take time in proportion)
   --net-socket L:R     virtio-net NIC (eth0) over UDP 127.0.0.1:L <-> 127.0.0.1:R
   --mac MAC            its MAC address (default derived from L)
   --quiet              no "vm: boot-to-command" line
 
 Environment: DRAY_VM_ACCEL=tcg|kvm forces the accelerator (default: KVM if a
-cached probe says it boots, else TCG); DRAY_VM_APPEND adds kernel parameters;
+cached probe says it boots, else TCG); DRAY_VM_KERNEL=debian|debug sets the
+default of --kernel; DRAY_VM_APPEND adds kernel parameters;
 DRAY_VM_KEEP=1 keeps the run directory (build/vm/runs/); all DRAY_* variables
 are passed to CMD.
 EOF
@@ -42,13 +55,15 @@ here=$(dirname "${BASH_SOURCE[0]}")
 . "$here/vm/lib.sh"
 
 # --- options ------------------------------------------------------------------
-modules=() timeout=900 log='' smp=2 mem=2048 net='' mac='' quiet=''
+modules=() timeout=900 log='' smp=2 mem='' net='' mac='' quiet=''
+kernel=${DRAY_VM_KERNEL:-debian}
 need_arg() {
 	[[ $# -ge 2 ]] || { usage >&2; die "$1 needs an argument"; }
 }
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--module) need_arg "$@"; modules+=("$2"); shift 2 ;;
+	--kernel) need_arg "$@"; kernel=$2; shift 2 ;;
 	--timeout) need_arg "$@"; timeout=$2; shift 2 ;;
 	--log) need_arg "$@"; log=$2; shift 2 ;;
 	--smp) need_arg "$@"; smp=$2; shift 2 ;;
@@ -63,6 +78,10 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 [[ $# -gt 0 ]] || { usage >&2; exit 2; }
+[[ $kernel == debian || $kernel == debug ]] || die "--kernel wants debian or debug"
+if [[ -z $mem ]]; then
+	if [[ $kernel == debug ]]; then mem=1024; else mem=2048; fi
+fi
 for n in "$timeout" "$smp" "$mem"; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || die "not a positive integer: $n"
 done
@@ -85,15 +104,16 @@ qboot=/usr/share/qemu/qboot.rom
 [[ -f $qboot ]] || die "$qboot not found"
 
 # --- kernel, initramfs ----------------------------------------------------------
-KVER='' VMLINUX='' INITRAMFS='' MODULES=''
+KVER='' VMLINUX='' INITRAMFS='' MODULES='' KDIR=''
 while IFS='=' read -r k v; do
 	case $k in
 	KVER) KVER=$v ;;
 	VMLINUX) VMLINUX=$v ;;
 	INITRAMFS) INITRAMFS=$v ;;
 	MODULES) MODULES=$v ;;
+	KDIR) KDIR=$v ;;
 	esac
-done < <("$here/vm-kernel.sh")
+done < <("$here/vm-kernel.sh" --kernel "$kernel")
 [[ -n $KVER && -f $VMLINUX && -f $INITRAMFS && -d $MODULES ]] ||
 	die "scripts/vm-kernel.sh failed"
 
@@ -123,8 +143,7 @@ stage_modules() {
 		for f in kernel modules.order modules.builtin modules.builtin.modinfo; do
 			ln -s "$MODULES/$f" "$m/$f"
 		done
-		[[ ! -e /usr/src/linux-headers-$KVER ]] ||
-			ln -s "/usr/src/linux-headers-$KVER" "$m/build"
+		[[ -z $KDIR || ! -e $KDIR ]] || ln -s "$KDIR" "$m/build"
 		for f in ${modules[@]+"${modules[@]}"}; do
 			[[ ! -e $m/updates/${f##*/} ]] || die "two modules named ${f##*/}"
 			cp "$f" "$m/updates/"
@@ -147,6 +166,8 @@ stage_modules
 # uses MSI-X; cryptomgr.notests: skip the crypto self-tests at boot.
 base_cmdline="console=ttyS0 loglevel=7 panic=-1 mitigations=off 8250.nr_uarts=1"
 base_cmdline+=" pci=noacpi cryptomgr.notests=1"
+# The debug kernel: every KASAN report, not only the first.
+[[ $kernel != debug ]] || base_cmdline+=" kasan_multi_shot"
 
 probe_kvm() {
 	local tmp verdict=tcg
@@ -325,14 +346,56 @@ if [[ -z $quiet ]]; then
 	fi
 fi
 
-# Kernel problems, as printed on the console.
+# Kernel problems, as printed on the console. The debug kernel's reports
+# start with "BUG: KASAN:", "BUG: KFENCE:", "UBSAN:", "ODEBUG:", lockdep's
+# "WARNING: possible ..."/"inconsistent lock state"/"BUG: Invalid wait
+# context", DEBUG_LIST's "list_add corruption"/"list_del corruption",
+# DEBUG_ATOMIC_SLEEP's "BUG: sleeping function called from invalid
+# context"; kmemleak must not have switched itself off.
 problems='(Oops|BUG:|WARNING:|kernel BUG at|general protection fault|invalid opcode:'
 problems+='|Kernel panic|cut here|possible circular locking|inconsistent lock state'
 problems+='|possible recursive locking|suspicious RCU usage|lock held when returning'
 problems+='|blocked for more than [0-9]+ seconds|rcu: INFO:|detected stalls? on CPU'
 problems+='|self-detected stall|soft lockup|hard LOCKUP|UBSAN:|KASAN:|KFENCE:'
-problems+='|refcount_t:|list_(add|del) corruption|Unable to handle kernel|double fault)'
+problems+='|refcount_t:|list_(add|del) corruption|Unable to handle kernel|double fault'
+problems+='|ODEBUG:|sleeping function called from invalid context|Invalid wait context'
+problems+='|kmemleak: Kernel memory leak detector disabled|kmemleak: Memory pool empty)'
 found=$(grep -nE "$problems" "$log" 2>/dev/null | head -n 40 || true)
+
+# kmemleak (debug kernel): the guest scanned after CMD and left the report
+# in the share. A leak is dray's if its backtrace names dray or dray_ktest,
+# or has an address in module space without a symbol (code of a module
+# unloaded since, or a module's init code, which is freed after loading)
+# and names no other module: the lanes load no module but dray, dray_ktest
+# and rdma_rxe, and the rest of the debug kernel is built in. dray's leaks
+# fail the run; the others are counted and left in the report.
+leak_report=''
+dray_leaks=0 other_leaks=0
+if [[ -f $share/kmemleak ]]; then
+	leak_report=${log%.log}.kmemleak
+	cp "$share/kmemleak" "$leak_report"
+	read -r dray_leaks other_leaks < <(awk -v out="$leak_report.dray" '
+	function flush() {
+		if (rec == "")
+			return
+		if (dray || (nosym && !other)) {
+			d++
+			printf "%s", rec >out
+		} else
+			o++
+		rec = ""
+		dray = nosym = other = 0
+	}
+	/^unreferenced object/ { flush() }
+	{ rec = rec $0 "\n" }
+	/^ +\[<[0-9a-f]+>\] .*\[(dray|dray_ktest)\]$/ { dray = 1; next }
+	/^ +\[<[0-9a-f]+>\] .*\[[A-Za-z0-9_]+\]$/ { other = 1; next }
+	/^ +\[<[0-9a-f]+>\] 0xffffffff[a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]$/ {
+		nosym = 1
+	}
+	END { flush(); close(out); print d + 0, o + 0 }' "$leak_report")
+	[[ $dray_leaks -gt 0 ]] || rm -f "$leak_report.dray"
+fi
 # Taint flags: B bad page (5), D died (7), W warning (9), L soft lockup (14).
 bad_taint=$((taint & (1 << 5 | 1 << 7 | 1 << 9 | 1 << 14)))
 
@@ -354,5 +417,14 @@ if [[ -n $found || $bad_taint -ne 0 ]]; then
 	note "kernel problem detected (taint $taint); kernel log: $log"
 	[[ -z $found ]] || printf '%s\n' "$found" >&2
 	[[ $status -ne 0 ]] || status=1
+fi
+if [[ -n $leak_report ]]; then
+	if [[ $dray_leaks -gt 0 ]]; then
+		note "kmemleak: $dray_leaks leak(s) attributed to dray ($other_leaks other); report: $leak_report"
+		head -n 60 "$leak_report.dray" >&2
+		[[ $status -ne 0 ]] || status=1
+	else
+		note "kmemleak: no leak attributed to dray ($other_leaks other suspected leak(s), which do not fail the run); report: $leak_report"
+	fi
 fi
 exit "$status"

@@ -10,7 +10,8 @@
 # and "cm: N passed, N failed".
 #
 # Usage: run.sh
-# DRAY_RDMA_ENV names another rdma-env.sh (another tree's rdma-core build).
+# DRAY_RDMA_ENV names another rdma-env.sh (another tree's rdma-core build);
+# DRAY_CM_PERFTEST=0 leaves the perftest pairs out.
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
@@ -125,10 +126,16 @@ perftest() {
 	done
 }
 
-for t in write send read; do
-	perftest "ib_${t}_bw_R" "ib_${t}_bw" -n 200 -s 65536
-done
-perftest ib_send_lat_R ib_send_lat -n 200
+# DRAY_CM_PERFTEST=0 leaves perftest out (the debug kernel under TCG:
+# perftest cannot calibrate its clock there and gives up in three tries).
+if [[ ${DRAY_CM_PERFTEST:-1} == 0 ]]; then
+	echo "# perftest -R pairs left out (DRAY_CM_PERFTEST=0)"
+else
+	for t in write send read; do
+		perftest "ib_${t}_bw_R" "ib_${t}_bw" -n 200 -s 65536
+	done
+	perftest ib_send_lat_R ib_send_lat -n 200
+fi
 
 echo "cm: $TAP_PASS passed, $TAP_FAIL failed, $TAP_SKIP skipped"
 [[ $TAP_FAIL -eq 0 ]]

@@ -36,7 +36,9 @@
 # (make -C tests/rdma); DRAY_RDMA_BIN overrides. The rdma-core build's
 # environment (scripts/rdma-env.sh) is loaded unless LD_LIBRARY_PATH
 # already names an rdma-core build. DRAY_RDMA_SCALE=N multiplies the
-# iteration counts (default 1).
+# iteration counts (default 1). DRAY_DMABUF_EXP_KO names the test
+# exporter module (default: in the programs' directory), for a kernel
+# other than the one build/rdma was built against.
 
 set -u
 
@@ -304,9 +306,10 @@ if want dmabuf; then
 	# one makes its cases skip with the reason.
 	modprobe vgem >"$LOG/exp" 2>&1 || echo "# dmabuf: modprobe vgem failed: $(tail -n1 "$LOG/exp")"
 	exp_loaded=
-	if [[ ! -f $BIN/dray_dmabuf_exp.ko ]]; then
-		echo "# dmabuf: no $BIN/dray_dmabuf_exp.ko (kernel headers missing at build time?)"
-	elif insmod "$BIN/dray_dmabuf_exp.ko" >"$LOG/exp" 2>&1; then
+	exp_ko=${DRAY_DMABUF_EXP_KO:-$BIN/dray_dmabuf_exp.ko}
+	if [[ ! -f $exp_ko ]]; then
+		echo "# dmabuf: no $exp_ko (kernel headers missing at build time?)"
+	elif insmod "$exp_ko" >"$LOG/exp" 2>&1; then
 		exp_loaded=1
 	else
 		echo "# dmabuf: insmod dray_dmabuf_exp.ko failed: $(tail -n1 "$LOG/exp")"

@@ -18,7 +18,7 @@ nfs_mnt=/mnt/dray-nfs
 
 # nfs_fail NAME DETAIL: a step the rest depends on failed.
 nfs_fail() {
-	tap_fail "storage.nfs.$1" "$2"
+	tap_fail "$sp.nfs.$1" "$2"
 	dmesg | grep -iE 'rpcrdma|svcrdma|nfs|dray' | tail -12 | sed 's/^/# /'
 	return 1
 }
@@ -46,7 +46,7 @@ nfs_server() {
 		nfs_fail server "RDMA listener: $(cat "$nfs_out/portlist" /proc/fs/nfsd/portlist 2>/dev/null | tr '\n' ' ')"
 		return 1
 	fi
-	tap_ok "storage.nfs.server: nfsd exports a tmpfs, listens on rdma 20049"
+	tap_ok "$sp.nfs.server: nfsd exports a tmpfs, listens on rdma 20049"
 }
 
 nfs_server_stop() {
@@ -73,9 +73,9 @@ nfs_lane() {
 	xprt=$(awk -v m="$nfs_mnt" '$0 ~ "mounted on " m " " { on = 1 }
 		on && /xprt:/ { print $2; exit }' /proc/self/mountstats)
 	if [[ $xprt == rdma ]]; then
-		tap_ok "storage.nfs.mount: NFSv3 proto=rdma from $ADDR_A (transport $xprt)"
+		tap_ok "$sp.nfs.mount: NFSv3 proto=rdma from $ADDR_A (transport $xprt)"
 	else
-		tap_fail "storage.nfs.mount: transport '${xprt}', want rdma"
+		tap_fail "$sp.nfs.mount: transport '${xprt}', want rdma"
 	fi
 
 	# Random files through the mount; one with O_DIRECT (no page cache).
@@ -97,9 +97,9 @@ nfs_lane() {
 		fi
 	done
 	if [[ $ok -eq 1 ]]; then
-		tap_ok "storage.nfs.data: 5 files (4 KiB to 16 MiB, one O_DIRECT) written and read back over RDMA, SHA-256 equal on both sides"
+		tap_ok "$sp.nfs.data: 5 files (4 KiB to 16 MiB, one O_DIRECT) written and read back over RDMA, SHA-256 equal on both sides"
 	else
-		tap_fail "storage.nfs.data"
+		tap_fail "$sp.nfs.data"
 		dmesg | tail -10 | sed 's/^/# /'
 	fi
 	# Reads of the server's files through the client, in parallel.
@@ -109,15 +109,15 @@ nfs_lane() {
 	done
 	wait || ok=0
 	if [[ $ok -eq 1 ]] && cmp -s "$nfs_out/src.16777216" "$nfs_mnt/f.16777216"; then
-		tap_ok "storage.nfs.parallel-read: three files read at once"
+		tap_ok "$sp.nfs.parallel-read: three files read at once"
 	else
-		tap_fail "storage.nfs.parallel-read"
+		tap_fail "$sp.nfs.parallel-read"
 	fi
 
 	if umount "$nfs_mnt" 2>"$nfs_out/umount"; then
-		tap_ok "storage.nfs.umount: clean unmount"
+		tap_ok "$sp.nfs.umount: clean unmount"
 	else
-		tap_fail "storage.nfs.umount" "$(head -1 "$nfs_out/umount")"
+		tap_fail "$sp.nfs.umount" "$(head -1 "$nfs_out/umount")"
 	fi
 	nfs_server_stop
 	rm -f "$nfs_out"/src.*
