@@ -24,8 +24,8 @@
 #  11. the debug stages (debug-*), in VMs that boot the debug kernel
 #      (scripts/debug-kernel.sh: KASAN, KFENCE, lockdep, UBSAN, DEBUG_LIST,
 #      DEBUG_OBJECTS, kmemleak) with dray.ko built against it: the
-#      selftests; the rdma groups integrity, verbs_err, hostile, ud and
-#      dmabuf; kverbs; cm without perftest; storage with a quarter of the
+#      selftests; the rdma groups integrity, verbs_err, hostile, ud, srq
+#      and dmabuf; kverbs; cm without perftest; storage with a quarter of the
 #      data (Documentation/testing.md says what each covers). A report of
 #      any of those checkers fails the stage, and so does a kmemleak leak
 #      attributed to dray (vm-run.sh scans after each lane). The kernel is
@@ -178,7 +178,7 @@ if [[ -n $debug ]]; then
 	stage debug-selftests scripts/vm-run.sh --timeout 1800 --module "$dko" -- \
 		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
 	stage debug-rdma scripts/vm-run.sh --timeout 2400 --module "$dko" -- \
-		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/rdma/run.sh dray integrity verbs_err hostile ud dmabuf'
+		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/rdma/run.sh dray integrity verbs_err hostile ud srq dmabuf'
 	stage debug-kverbs scripts/vm-run.sh --timeout 900 --module "$dko" -- \
 		tests/kverbs/run.sh "$dbuild/ktest/dray_ktest.ko"
 	stage debug-cm scripts/vm-run.sh --timeout 1200 --module "$dko" -- \
