@@ -66,6 +66,48 @@ static inline struct ibv_wc wait_wc(struct __test_metadata *_metadata,
 	return wc;
 }
 
+/*
+ * Poll n completions of WRs with wr_id 0..n-1 from cq, in order, that
+ * raced with the deregistration of their target MR: successes, then one
+ * remote access error, then flushes, and nothing else. Returns the
+ * number of successes (at most the WRs posted before the dereg, which
+ * the caller checks).
+ */
+static inline int expect_dereg_race_wcs(struct __test_metadata *_metadata,
+					struct ibv_cq *cq, int n)
+{
+	int i, ok = 0, acc = 0, flush = 0, other = 0;
+	bool failed = false;
+
+	for (i = 0; i < n; i++) {
+		struct ibv_wc wc = wait_wc(_metadata, cq);
+
+		EXPECT_EQ((uint64_t)i, wc.wr_id) TH_LOG("completions out of order");
+		switch (wc.status) {
+		case IBV_WC_SUCCESS:
+			ok++;
+			EXPECT_FALSE(failed) TH_LOG("success after an error");
+			break;
+		case IBV_WC_REM_ACCESS_ERR:
+			acc++;
+			EXPECT_FALSE(failed) TH_LOG("second error completion");
+			failed = true;
+			break;
+		case IBV_WC_WR_FLUSH_ERR:
+			flush++;
+			EXPECT_TRUE(failed) TH_LOG("flush before an error");
+			break;
+		default:
+			other++;
+			TH_LOG("status %s", ibv_wc_status_str(wc.status));
+		}
+	}
+	TH_LOG("%d ok, %d remote access errors, %d flushed", ok, acc, flush);
+	EXPECT_EQ(0, other);
+	EXPECT_EQ(1, acc);
+	return ok;
+}
+
 /* No completion shows up on cq for ms milliseconds. */
 static inline void expect_no_wc(struct __test_metadata *_metadata,
 				struct ibv_cq *cq, unsigned int ms)
