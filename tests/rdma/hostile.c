@@ -280,47 +280,6 @@ static void wq_init(struct rwq *wq, unsigned int log_depth,
 	wq->ring = (uint8_t *)wq->buf + DRAY_QUEUE_HDR_SIZE;
 }
 
-static void create_qp(uint32_t pd, struct rcq *cq, struct rqp *qp)
-{
-	struct {
-		struct ib_uverbs_create_qp_resp core;
-		struct dray_create_qp_resp drv;
-	} resp;
-	struct ib_uverbs_create_qp cmd = {
-		.response = (uintptr_t)&resp,
-		.pd_handle = pd,
-		.send_cq_handle = cq->handle,
-		.recv_cq_handle = cq->handle,
-		.max_send_wr = 1U << SQ_LOG_DEPTH,
-		.max_recv_wr = 1U << RQ_LOG_DEPTH,
-		.max_send_sge = SQ_SGE,
-		.max_recv_sge = RQ_SGE,
-		.max_inline_data = 128,
-		.sq_sig_all = 0,
-		.qp_type = IB_UVERBS_QPT_RC,
-	};
-	struct dray_create_qp_cmd drv = {};
-	int ret;
-
-	wq_init(&qp->sq, SQ_LOG_DEPTH, SQ_LOG_STRIDE);
-	wq_init(&qp->rq, RQ_LOG_DEPTH, RQ_LOG_STRIDE);
-	drv.sq_buf_addr = (uintptr_t)qp->sq.buf;
-	drv.rq_buf_addr = (uintptr_t)qp->rq.buf;
-	drv.sq_buf_size = (uint32_t)qp->sq.buf_size;
-	drv.rq_buf_size = (uint32_t)qp->rq.buf_size;
-	drv.sq_log_depth = SQ_LOG_DEPTH;
-	drv.sq_log_stride = SQ_LOG_STRIDE;
-	drv.rq_log_depth = RQ_LOG_DEPTH;
-	drv.rq_log_stride = RQ_LOG_STRIDE;
-	memset(&resp, 0, sizeof(resp));
-	ret = ucmd(IB_USER_VERBS_CMD_CREATE_QP, &cmd, sizeof(cmd), &drv,
-		   sizeof(drv), sizeof(resp));
-	if (ret)
-		die("CREATE_QP: %s", strerror(-ret));
-	qp->handle = resp.core.qp_handle;
-	qp->qpn = resp.core.qpn;
-}
-
 /* The SRQ: a ring like an RQ's, of struct dray_srq_wqe */
 static struct rwq srq;
 static uint32_t srq_handle;
@@ -353,8 +312,12 @@ static void create_srq(uint32_t pd)
 	srq_handle = resp.core.srq_handle;
 }
 
-/* An RC QP receiving from the SRQ: no receive queue of its own. */
-static void create_srq_qp(uint32_t pd, struct rcq *cq, struct rqp *qp)
+/*
+ * An RC QP on cq, with a receive queue of its own, or (on_srq) receiving
+ * from the SRQ with none.
+ */
+static void create_qp(uint32_t pd, struct rcq *cq, struct rqp *qp,
+		      bool on_srq)
 {
 	struct {
 		struct ib_uverbs_create_qp_resp core;
@@ -365,10 +328,10 @@ static void create_srq_qp(uint32_t pd, struct rcq *cq, struct rqp *qp)
 		.pd_handle = pd,
 		.send_cq_handle = cq->handle,
 		.recv_cq_handle = cq->handle,
-		.srq_handle = srq_handle,
 		.max_send_wr = 1U << SQ_LOG_DEPTH,
 		.max_send_sge = SQ_SGE,
-		.is_srq = 1,
+		.max_inline_data = 128,
+		.sq_sig_all = 0,
 		.qp_type = IB_UVERBS_QPT_RC,
 	};
 	struct dray_create_qp_cmd drv = {};
@@ -379,11 +342,25 @@ static void create_srq_qp(uint32_t pd, struct rcq *cq, struct rqp *qp)
 	drv.sq_buf_size = (uint32_t)qp->sq.buf_size;
 	drv.sq_log_depth = SQ_LOG_DEPTH;
 	drv.sq_log_stride = SQ_LOG_STRIDE;
+	if (on_srq) {
+		cmd.srq_handle = srq_handle;
+		cmd.is_srq = 1;
+		cmd.max_inline_data = 0;
+	} else {
+		cmd.max_recv_wr = 1U << RQ_LOG_DEPTH;
+		cmd.max_recv_sge = RQ_SGE;
+		wq_init(&qp->rq, RQ_LOG_DEPTH, RQ_LOG_STRIDE);
+		drv.rq_buf_addr = (uintptr_t)qp->rq.buf;
+		drv.rq_buf_size = (uint32_t)qp->rq.buf_size;
+		drv.rq_log_depth = RQ_LOG_DEPTH;
+		drv.rq_log_stride = RQ_LOG_STRIDE;
+	}
 	memset(&resp, 0, sizeof(resp));
 	ret = ucmd(IB_USER_VERBS_CMD_CREATE_QP, &cmd, sizeof(cmd), &drv,
 		   sizeof(drv), sizeof(resp));
 	if (ret)
-		die("CREATE_QP on the SRQ: %s", strerror(-ret));
+		die("CREATE_QP%s: %s", on_srq ? " on the SRQ" : "",
+		    strerror(-ret));
 	qp->handle = resp.core.qp_handle;
 	qp->qpn = resp.core.qpn;
 }
@@ -1082,10 +1059,10 @@ static void setup(void)
 	memset(mr_canary.addr, CANARY_BYTE, MR_LEN);
 
 	create_cq(&cq);
-	create_qp(pd1, &cq, &hq);
-	create_qp(pd1, &cq, &pq);
+	create_qp(pd1, &cq, &hq, false);
+	create_qp(pd1, &cq, &pq, false);
 	create_srq(pd1);
-	create_srq_qp(pd1, &cq, &sq_p);
+	create_qp(pd1, &cq, &sq_p, true);
 
 	/* the victim, and the port facts, through libibverbs */
 	vctx = open_device(opt.dev);
