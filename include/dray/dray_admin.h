@@ -68,6 +68,7 @@ enum dray_aq_status {
 	DRAY_AQ_STS_NOT_FOUND		= 4,	/* the object does not exist */
 	DRAY_AQ_STS_BUSY		= 5,	/* the object is still in use */
 	DRAY_AQ_STS_DMA_ERROR		= 6,	/* a bus address is unusable */
+	DRAY_AQ_STS_NO_MEMORY		= 7,	/* the device's memory ran out */
 };
 
 /* Which field a BAD_PARAM, NOT_FOUND or DMA_ERROR status is about. */

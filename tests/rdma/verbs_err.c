@@ -1387,6 +1387,120 @@ TEST_F(pair, sanity_send_write_read_atomic)
 	EXPECT_QP_STATE(IBV_QPS_RTS, self->b.qp);
 }
 
+/*
+ * The full initiator depth and responder resources the devices offer,
+ * all used at once: SQ_WR READs and fetch-and-adds posted in one call
+ * complete in order with the right data, each atomic executed once, in
+ * order (its original value counts them).
+ */
+TEST_F(pair, read_atomic_full_depth)
+{
+	int depth = self->a.attr.max_qp_init_rd_atom;
+	struct ibv_send_wr wr[SQ_WR], *bad = NULL;
+	struct ibv_sge sge[SQ_WR];
+	uint64_t v, adds = 0;
+	int i;
+
+	if (self->b.attr.max_qp_rd_atom < depth)
+		depth = self->b.attr.max_qp_rd_atom;
+	ASSERT_LE(SQ_WR, depth) TH_LOG("%s: depth %d", dev_name(0), depth);
+	self->b.rc.rd_atomic = (uint8_t)depth;
+	self->p.max_rd_atomic = (uint8_t)depth;
+	pair_connect(_metadata, self);
+
+	for (i = 0; i < 4096; i++)
+		self->b.buf[i] = (uint8_t)(i * 7 + i / 64);
+	memset(self->b.buf + 8192, 0, 8);
+	memset(self->a.buf, 0, 8192);
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < SQ_WR; i++) {
+		wr[i].wr_id = (uint64_t)i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].next = i + 1 < SQ_WR ? &wr[i + 1] : NULL;
+		sge[i].lkey = self->a.mr->lkey;
+		if (i % 2) {
+			wr[i].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+			wr[i].wr.atomic.remote_addr = B_BUF(8192);
+			wr[i].wr.atomic.rkey = self->b.mr->rkey;
+			wr[i].wr.atomic.compare_add = 1;
+			sge[i].addr = A_BUF(4096 + i * 8);
+			sge[i].length = 8;
+		} else {
+			wr[i].opcode = IBV_WR_RDMA_READ;
+			wr[i].wr.rdma.remote_addr = B_BUF(i * 64);
+			wr[i].wr.rdma.rkey = self->b.mr->rkey;
+			sge[i].addr = A_BUF(i * 64);
+			sge[i].length = 64;
+		}
+	}
+	ASSERT_ERRNO(0, ibv_post_send(self->a.qp, wr, &bad));
+	for (i = 0; i < SQ_WR; i++) {
+		struct ibv_wc wc = wait_wc(_metadata, self->a.cq);
+
+		EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+		EXPECT_EQ((uint64_t)i, wc.wr_id);
+	}
+	for (i = 0; i < SQ_WR; i++) {
+		if (i % 2) {
+			memcpy(&v, self->a.buf + 4096 + i * 8, 8);
+			EXPECT_EQ(adds, v) TH_LOG("fetch-and-add %d", i);
+			adds++;
+		} else {
+			EXPECT_EQ(0, memcmp(self->a.buf + i * 64,
+					    self->b.buf + i * 64, 64))
+				TH_LOG("READ %d", i);
+		}
+	}
+	memcpy(&v, self->b.buf + 8192, 8);
+	EXPECT_EQ(adds, v);
+	EXPECT_QP_STATE(IBV_QPS_RTS, self->a.qp);
+	EXPECT_QP_STATE(IBV_QPS_RTS, self->b.qp);
+}
+
+/*
+ * SQD -> SQD may change the responder resources (IBTA 11.2.5.2); the QP
+ * reports the new count and answers READs with it after SQD -> RTS.
+ */
+TEST_F(pair, sqd_changes_responder_resources)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	struct ibv_wc wc;
+
+	ASSERT_ERRNO(0, qp_to_state(self->b.qp, IBV_QPS_SQD));
+	memset(&a, 0, sizeof(a));
+	a.max_dest_rd_atomic = 2;
+	ASSERT_ERRNO(0, ibv_modify_qp(self->b.qp, &a,
+				      IBV_QP_MAX_DEST_RD_ATOMIC));
+	memset(&a, 0, sizeof(a));
+	a.max_dest_rd_atomic = (uint8_t)(self->b.attr.max_qp_rd_atom + 1);
+	verb_ret = ibv_modify_qp(self->b.qp, &a, IBV_QP_MAX_DEST_RD_ATOMIC);
+	if (self->rxe && !verb_ret)
+		TH_LOG("rxe deviation: max_dest_rd_atomic %u > max_qp_rd_atom %d accepted",
+		       a.max_dest_rd_atomic, self->b.attr.max_qp_rd_atom);
+	else
+		ASSERT_ERRNO(EINVAL, verb_ret);
+	if (verb_ret == 0) {
+		/* rxe took it: back to 2 for what follows */
+		a.max_dest_rd_atomic = 2;
+		ASSERT_ERRNO(0, ibv_modify_qp(self->b.qp, &a,
+					      IBV_QP_MAX_DEST_RD_ATOMIC));
+	}
+	ASSERT_ERRNO(0, qp_to_state(self->b.qp, IBV_QPS_RTS));
+	ASSERT_ERRNO(0, ibv_query_qp(self->b.qp, &a, IBV_QP_MAX_DEST_RD_ATOMIC,
+				     &init));
+	EXPECT_EQ(2, a.max_dest_rd_atomic);
+
+	memset(self->b.buf, 0x5c, 256);
+	ASSERT_ERRNO(0, post1(self->a.qp, IBV_WR_RDMA_READ, 1, A_BUF(0), 256,
+			      self->a.mr->lkey, B_BUF(0), self->b.mr->rkey));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(256U, first_not(self->a.buf, 512, 0x5c));
+}
+
 TEST_F(pair, zero_length_send_and_write)
 {
 	struct ibv_wc wc;

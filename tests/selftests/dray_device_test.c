@@ -25,7 +25,7 @@
 #define DRAY_MAX_MR		16384
 #define DRAY_MAX_PD		4096
 #define DRAY_MAX_MR_SIZE	(1ULL << 36)
-#define DRAY_MAX_QP_RD_ATOM	16
+#define DRAY_MAX_QP_RD_ATOM	128
 #define DRAY_GID_TBL_LEN	128U
 
 /* Modified EUI-64 of the MAC, in network order as verbs report GUIDs. */

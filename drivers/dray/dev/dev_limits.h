@@ -28,7 +28,7 @@
 #define DRAY_HW_MAX_CQ		2048
 #define DRAY_HW_MAX_CQE		65536
 #define DRAY_HW_MAX_AH		65536
-#define DRAY_HW_MAX_RD_ATOM	16
+#define DRAY_HW_MAX_RD_ATOM	128	/* each way, per QP (as rxe) */
 #define DRAY_HW_MAX_INLINE	256
 #define DRAY_HW_MAX_MSG		BIT(31)
 #define DRAY_HW_ACK_DELAY	15

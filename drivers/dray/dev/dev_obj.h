@@ -154,7 +154,7 @@ struct dray_hw_qp {
 	u8			rnr_retry;
 	u8			min_rnr_timer;
 	u8			max_rd_atomic;
-	u8			max_dest_rd_atomic;
+	u8			max_dest_rd_atomic;	/* entries of rdb */
 	u8			access;		/* DRAY_ACCESS_REMOTE_* */
 	u32			dest_qpn;
 	u32			qkey;
@@ -164,6 +164,7 @@ struct dray_hw_qp {
 
 	/* transport state, owned by the dev_xport layer */
 	struct dray_xport_qp	xp;
+	struct dray_xp_res	*rdb;		/* responder resources (RC) */
 	struct dray_ud_qp	ud;		/* UD QPs (dev_ud.c) */
 
 	/* engine bookkeeping */

@@ -134,6 +134,7 @@ static void qp_free(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
 	dray_hw_buf_unmap(&qp->sq.buf);
 	dray_hw_buf_unmap(&qp->rq.buf);
+	kfree(qp->rdb);
 	kfree(qp);
 }
 
@@ -382,8 +383,6 @@ static void qp_attr_apply(struct dray_hw_qp *qp, const struct dray_qp_attr *a,
 		qp->min_rnr_timer = a->min_rnr_timer;
 	if (mask & QPA(MAX_QP_RD_ATOMIC))
 		qp->max_rd_atomic = a->max_rd_atomic;
-	if (mask & QPA(MAX_DEST_RD_ATOMIC))
-		qp->max_dest_rd_atomic = a->max_dest_rd_atomic;
 	/* PSNs are 24 bits; the upper bits are ignored, as IBTA HCAs do. */
 	if (mask & QPA(RQ_PSN))
 		qp->rq_psn = le32_to_cpu(a->rq_psn) & DRAY_PSN_MASK;
@@ -421,8 +420,13 @@ static void qp_set_state(struct dray_hw *hw, struct dray_hw_qp *qp, u8 next)
 	qp->state = next;
 }
 
+/*
+ * @rdb: responder resources for the max_dest_rd_atomic of @a, allocated
+ * before engine.lock; on success it holds the table to free instead.
+ */
 static int qp_modify(struct dray_hw *hw, struct dray_hw_qp *qp,
-		     const struct dray_qp_attr *a, u32 *syndrome)
+		     const struct dray_qp_attr *a, struct dray_xp_res **rdb,
+		     u32 *syndrome)
 {
 	u32 mask = le32_to_cpu(a->attr_mask);
 	struct dray_hw_path path;
@@ -449,6 +453,8 @@ static int qp_modify(struct dray_hw *hw, struct dray_hw_qp *qp,
 
 	/* Nothing can fail from here on. */
 	qp_attr_apply(qp, a, mask, &path);
+	if (mask & QPA(MAX_DEST_RD_ATOMIC))
+		*rdb = dray_xport_set_rdb(hw, qp, *rdb, a->max_dest_rd_atomic);
 	if (next != cur || next == DRAY_QPS_RESET)
 		qp_set_state(hw, qp, next);
 	dray_xport_modify(hw, qp, mask, cur);
@@ -460,6 +466,7 @@ void dray_hw_cmd_modify_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 {
 	const struct dray_cmd_qp *cmd = &e->u.qp;
 	struct dray_hw_engine *eng = &hw->engine;
+	struct dray_xp_res *rdb = NULL;
 	struct dray_qp_attr a;
 	struct dray_hw_qp *qp;
 	u32 syndrome;
@@ -467,6 +474,20 @@ void dray_hw_cmd_modify_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 
 	if (!qp_mailbox_in(hw, cmd, &a, sizeof(a), res))
 		return;
+	/*
+	 * Responder resources are memory the device allocates per QP, as
+	 * many as asked for (an out-of-range count fails below).
+	 */
+	if ((le32_to_cpu(a.attr_mask) & QPA(MAX_DEST_RD_ATOMIC)) &&
+	    a.max_dest_rd_atomic &&
+	    a.max_dest_rd_atomic <= DRAY_HW_MAX_RD_ATOM) {
+		rdb = kcalloc(a.max_dest_rd_atomic, sizeof(*rdb), GFP_KERNEL);
+		if (!rdb) {
+			dray_aq_fail(res, DRAY_AQ_STS_NO_MEMORY,
+				     DRAY_AQ_SYN_NONE);
+			return;
+		}
+	}
 	mutex_lock(&eng->admin_lock);
 	dray_hw_engine_lock(hw);
 	qp = xa_load(&eng->qps, le32_to_cpu(cmd->qpn));
@@ -474,10 +495,11 @@ void dray_hw_cmd_modify_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 		status = DRAY_AQ_STS_NOT_FOUND;
 		syndrome = DRAY_AQ_SYN_QPN;
 	} else {
-		status = qp_modify(hw, qp, &a, &syndrome);
+		status = qp_modify(hw, qp, &a, &rdb, &syndrome);
 	}
 	dray_hw_engine_unlock(hw);
 	mutex_unlock(&eng->admin_lock);
+	kfree(rdb);
 
 	if (status) {
 		dray_aq_fail(res, status, syndrome);

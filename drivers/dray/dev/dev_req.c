@@ -25,7 +25,6 @@
 
 #include "dev_xport_int.h"
 
-static_assert(DRAY_XP_MAX_RES >= DRAY_HW_MAX_RD_ATOM);
 static_assert(DRAY_XP_MAX_WQE && !(DRAY_XP_MAX_WQE & (DRAY_XP_MAX_WQE - 1)));
 
 /* The local ACK timeout in jiffies; 0 when the QP has none. */

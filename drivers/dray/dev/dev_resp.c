@@ -91,17 +91,22 @@ struct resp_ctx {
 
 typedef enum resp_state (*resp_fn)(struct resp_ctx *c);
 
+/* res_next, res_tx and res_pending are u8. */
+static_assert(DRAY_HW_MAX_RD_ATOM <= U8_MAX);
+
 static u32 resp_nres(const struct dray_hw_qp *qp)
 {
-	return min_t(u32, qp->max_dest_rd_atomic, DRAY_XP_MAX_RES);
+	return qp->rdb ? qp->max_dest_rd_atomic : 0;
 }
 
-/* INIT -> RTR: expect rq_psn. */
+/* INIT -> RTR: expect rq_psn, no resource held. */
 void dray_xp_resp_start(struct dray_hw_qp *qp)
 {
 	struct dray_xp_resp *rs = &qp->xp.resp;
 
 	memset(rs, 0, sizeof(*rs));
+	if (qp->rdb)
+		memset(qp->rdb, 0, resp_nres(qp) * sizeof(*qp->rdb));
 	rs->epsn = qp->rq_psn & DRAY_PSN_MASK;
 	rs->ack_psn = dray_psn_add(rs->epsn, DRAY_PSN_MASK);
 }
@@ -182,7 +187,7 @@ static enum resp_state resp_check_resource(struct resp_ctx *c)
 
 		if (!n)
 			return RESP_ERR_INV_REQ;
-		c->res = &rs->res[rs->res_next % n];
+		c->res = &c->qp->rdb[rs->res_next % n];
 		if (c->res->pending)
 			return RESP_ERR_INV_REQ;
 		return RESP_CHECK_LENGTH;
@@ -377,6 +382,7 @@ static enum resp_state resp_read(struct resp_ctx *c)
 	r->tx_va = h->va;
 	r->tx_len = h->dma_len;
 	r->pending = true;
+	rs->res_pending++;
 	rs->res_next = (rs->res_next + 1) % resp_nres(c->qp);
 	rs->epsn = dray_psn_add(h->psn, npkts);
 	rs->msn = (rs->msn + 1) & DRAY_AETH_MSN_MASK;
@@ -406,6 +412,7 @@ static enum resp_state resp_atomic(struct resp_ctx *c)
 				    cmp_swap ? h->compare : h->swap_add,
 				    h->swap_add);
 	r->pending = true;
+	rs->res_pending++;
 	rs->res_next = (rs->res_next + 1) % resp_nres(c->qp);
 	rs->epsn = dray_psn_add(h->psn, 1);
 	rs->msn = (rs->msn + 1) & DRAY_AETH_MSN_MASK;
@@ -474,13 +481,44 @@ static enum resp_state resp_acknowledge(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
+struct dray_xp_res *dray_xp_resp_set_rdb(struct dray_hw_qp *qp,
+					 struct dray_xp_res *rdb, u8 n)
+{
+	struct dray_xp_resp *rs = &qp->xp.resp;
+	struct dray_xp_res *old = qp->rdb;
+	u32 oldn = resp_nres(qp), keep = min_t(u32, oldn, n);
+	u32 i, first = oldn ? (rs->res_next + oldn - keep) % oldn : 0;
+	u8 tx = 0;
+
+	/*
+	 * The oldest resource is the one res_next would take next: copy the
+	 * @keep newest, oldest first. One dropped while its response was
+	 * still due (a shrink below the requests in flight) is never
+	 * answered: its requester retries and ends in a retry error.
+	 */
+	rs->res_pending = 0;
+	for (i = 0; i < keep; i++) {
+		u32 slot = (first + i) % oldn;
+
+		rdb[i] = old[slot];
+		if (slot == rs->res_tx)
+			tx = i;
+		rs->res_pending += rdb[i].pending;
+	}
+	rs->res_next = n ? keep % n : 0;
+	rs->res_tx = tx;
+	qp->rdb = n ? rdb : NULL;
+	qp->max_dest_rd_atomic = n;
+	return old;
+}
+
 /* The resource a duplicate READ or atomic with @psn was accepted as. */
 static struct dray_xp_res *resp_find_res(struct dray_hw_qp *qp, u32 psn)
 {
 	u32 i, n = resp_nres(qp);
 
 	for (i = 0; i < n; i++) {
-		struct dray_xp_res *r = &qp->xp.resp.res[i];
+		struct dray_xp_res *r = &qp->rdb[i];
 
 		if (r->type != DRAY_XP_RES_FREE &&
 		    dray_psn_cmp(psn, r->psn) >= 0 &&
@@ -500,9 +538,10 @@ static void resp_replay(struct dray_hw_qp *qp, struct dray_xp_res *r)
 	u32 i, n = resp_nres(qp);
 
 	for (i = 0; i < n; i++)
-		rs->res[i].pending = false;
+		qp->rdb[i].pending = false;
 	r->pending = true;
-	rs->res_tx = r - rs->res;
+	rs->res_pending = 1;
+	rs->res_tx = r - qp->rdb;
 }
 
 /*
@@ -690,6 +729,13 @@ static const resp_fn resp_handler[RESP_NSTATES] = {
 	[RESP_DROP]		= resp_drop,
 };
 
+/* @r's response is out. */
+static void resp_res_sent(struct dray_xp_resp *rs, struct dray_xp_res *r)
+{
+	r->pending = false;
+	rs->res_pending--;
+}
+
 /* Send the next READ response packet of @r: 0, -ENOMEM or -EACCES. */
 static int resp_send_read(struct dray_hw *hw, struct dray_hw_qp *qp,
 			  struct dray_xp_res *r)
@@ -728,7 +774,7 @@ static int resp_send_read(struct dray_hw *hw, struct dray_hw_qp *qp,
 	dray_xp_xmit(hw, qp, skb);
 	r->tx_pkt++;
 	if (pos & DRAY_OPF_END)
-		r->pending = false;
+		resp_res_sent(&qp->xp.resp, r);
 	return 0;
 }
 
@@ -749,7 +795,7 @@ static void resp_send_atomic_ack(struct dray_hw *hw, struct dray_hw_qp *qp,
 	skb = dray_xp_skb_alloc(hw, qp, &pkt, 0, false);
 	if (skb)
 		dray_xp_xmit(hw, qp, skb);
-	r->pending = false;	/* a lost one is asked for again */
+	resp_res_sent(&qp->xp.resp, r);	/* a lost one is asked for again */
 }
 
 /* The resource to answer next, in PSN order, or NULL. */
@@ -758,12 +804,14 @@ static struct dray_xp_res *resp_next(struct dray_hw_qp *qp)
 	struct dray_xp_resp *rs = &qp->xp.resp;
 	u32 i, n = resp_nres(qp);
 
+	if (!rs->res_pending)
+		return NULL;
 	for (i = 0; i < n; i++) {
 		u32 slot = (rs->res_tx + i) % n;
 
-		if (rs->res[slot].pending) {
+		if (qp->rdb[slot].pending) {
 			rs->res_tx = slot;
-			return &rs->res[slot];
+			return &qp->rdb[slot];
 		}
 	}
 	return NULL;

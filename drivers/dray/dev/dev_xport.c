@@ -110,6 +110,14 @@ void dray_xport_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
 	dray_xp_arm(hw, qp);
 }
 
+struct dray_xp_res *dray_xport_set_rdb(struct dray_hw *hw,
+				       struct dray_hw_qp *qp,
+				       struct dray_xp_res *rdb, u8 n)
+{
+	dray_xp_assert_locked(hw);
+	return dray_xp_resp_set_rdb(qp, rdb, n);
+}
+
 void dray_xport_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
 	dray_xp_assert_locked(hw);

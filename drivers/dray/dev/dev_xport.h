@@ -64,9 +64,6 @@ struct sk_buff;
 #define DRAY_XP_ACK_EVERY	32
 /* Responder: READ response packets sent per call before yielding. */
 #define DRAY_XP_BURST		64
-/* Responder resources (max_dest_rd_atomic) at most. */
-#define DRAY_XP_MAX_RES		16
-
 /* Where a fetched send WQE stands (dray_xp_swqe.state). */
 enum dray_xp_swqe_state {
 	DRAY_XP_WQE_SENDING,	/* on the wire, not acknowledged or answered */
@@ -178,10 +175,10 @@ struct dray_xp_resp {
 	u32	rcv_off;	/* SEND: bytes placed in rwqe */
 	bool	rwqe_valid;	/* rwqe is taken and not completed */
 	struct dray_hw_rwqe	rwqe;
-	/* READ and atomic resources, used in ring order */
+	/* READ and atomic resources (qp->rdb), used in ring order */
 	u8	res_next;	/* slot for the next accepted request */
 	u8	res_tx;		/* first slot to look at for responses */
-	struct dray_xp_res	res[DRAY_XP_MAX_RES];
+	u8	res_pending;	/* slots with a response still to send */
 };
 
 /* Per-QP transport counters. */
@@ -221,6 +218,14 @@ void dray_xport_reset(struct dray_hw *hw, struct dray_hw_qp *qp);
  */
 void dray_xport_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
 		       u8 old_state);
+/*
+ * MODIFY_QP set max_dest_rd_atomic: make @rdb (that many zeroed entries,
+ * NULL for none) the QP's responder resources, keeping the newest of the
+ * old ones in ring order, and return the old table to free. engine.lock.
+ */
+struct dray_xp_res *dray_xport_set_rdb(struct dray_hw *hw,
+				       struct dray_hw_qp *qp,
+				       struct dray_xp_res *rdb, u8 n);
 /* The SQ has new WQEs or a window opened: send what may be sent. */
 void dray_xport_send(struct dray_hw *hw, struct dray_hw_qp *qp);
 /* The QP's deadline passed: retransmit, RNR retry, paced responses. */

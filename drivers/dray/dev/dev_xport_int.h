@@ -108,6 +108,8 @@ void dray_xp_comp_advance(struct dray_hw *hw, struct dray_hw_qp *qp);
 
 /* dev_resp.c: responder */
 void dray_xp_resp_start(struct dray_hw_qp *qp);
+struct dray_xp_res *dray_xp_resp_set_rdb(struct dray_hw_qp *qp,
+					 struct dray_xp_res *rdb, u8 n);
 void dray_xp_resp_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
 		     struct dray_xp_rxpkt *rx);
 void dray_xp_resp_run(struct dray_hw *hw, struct dray_hw_qp *qp, bool final);

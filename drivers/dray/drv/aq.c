@@ -176,6 +176,8 @@ static int aq_status_to_errno(u8 status)
 		return -EBUSY;
 	case DRAY_AQ_STS_DMA_ERROR:
 		return -EFAULT;
+	case DRAY_AQ_STS_NO_MEMORY:
+		return -ENOMEM;
 	default:
 		return -EIO;
 	}
