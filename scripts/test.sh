@@ -19,8 +19,9 @@
 #      over RDMA (nfsd, proto=rdma), both on fast registration
 #   9. rdma-core's pyverbs suite against dray0 in the VM (tests/pyverbs/)
 #  10. wire interop with Soft-RoCE, dray0 <-> rxe0 in the VM: the subset
-#      pingpong, capture (tshark decode, ICRC check) and rping of
-#      tests/interop/interop.sh (`make interop` runs all of it)
+#      pingpong, capture (tshark decode, ICRC check), rping and perftest's
+#      ib_read_bw/ib_atomic_bw (defaults) of tests/interop/interop.sh
+#      (`make interop` runs all of it)
 #  11. the debug stages (debug-*), in VMs that boot the debug kernel
 #      (scripts/debug-kernel.sh: KASAN, KFENCE, lockdep, UBSAN, DEBUG_LIST,
 #      DEBUG_OBJECTS, kmemleak) with dray.ko built against it: the
@@ -144,8 +145,11 @@ stage storage scripts/vm-run.sh --timeout 1800 --module build/dray.ko -- \
 stage pyverbs scripts/vm-run.sh --timeout 2400 --module build/dray.ko -- \
 	tests/pyverbs/run.sh dray
 must make -s -C tests/interop
+# perftest's READ and atomic bandwidth tests with its defaults, both ways:
+# rxe as requester keeps 128 requests outstanding at dray's responder.
 stage interop scripts/vm-run.sh --timeout 1800 --module build/dray.ko -- \
-	tests/interop/interop.sh pingpong capture rping
+	env DRAY_INTEROP_PERFTEST="ib_read_bw ib_atomic_bw" \
+	tests/interop/interop.sh pingpong capture rping perftest
 
 if [[ -n $debug ]]; then
 	echo "=== debug kernel (waiting for scripts/debug-kernel.sh)"

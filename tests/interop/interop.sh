@@ -34,6 +34,9 @@
 # (make -C tests/rdma) and build/interop/icrc_check (make -C
 # tests/interop); DRAY_RDMA_BIN and DRAY_INTEROP_BIN override the
 # directories. DRAY_INTEROP_SCALE=N multiplies the iteration counts.
+# DRAY_INTEROP_PERFTEST="PROG..." limits the perftest group to those
+# programs, with their first variant only (the default size, or
+# FETCH_AND_ADD).
 
 set -u
 
@@ -46,6 +49,7 @@ groups=${*:-pingpong perftest integrity capture rping}
 RDMA_BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 IOP_BIN=${DRAY_INTEROP_BIN:-$ROOT/build/interop}
 SCALE=${DRAY_INTEROP_SCALE:-1}
+PT_ONLY=${DRAY_INTEROP_PERFTEST:-}
 DRAY=dray0
 RXE=rxe0
 
@@ -273,10 +277,12 @@ if want perftest; then
 		direction "$d"
 		for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw \
 			ib_write_lat ib_read_lat ib_send_lat ib_atomic_lat; do
+			[[ -n $PT_ONLY && " $PT_ONLY " != *" $t "* ]] && continue
 			# every size from 2 B to 8 MiB (-a) too, but atomics
 			variants=("" "-a")
 			[[ $t == ib_atomic_* ]] &&
 				variants=("-A FETCH_AND_ADD" "-A CMP_AND_SWAP")
+			[[ -n $PT_ONLY ]] && variants=("${variants[0]}")
 			for v in "${variants[@]}"; do
 				iters=$((200 * SCALE))
 				[[ $v == -a ]] && iters=$((5 * SCALE))
