@@ -196,6 +196,12 @@ struct dray_aq_result {
 	u64	result;
 };
 
+/* The status of a failed table insertion: the table is full, or memory. */
+static inline u8 dray_aq_alloc_status(int err)
+{
+	return err == -ENOMEM ? DRAY_AQ_STS_NO_MEMORY : DRAY_AQ_STS_NO_RESOURCES;
+}
+
 static inline void dray_aq_fail(struct dray_aq_result *res, u8 status,
 				u32 syndrome)
 {

@@ -119,7 +119,7 @@ void dray_hw_cmd_create_ah(struct dray_hw *hw, const struct dray_aq_entry *e,
 	struct dray_path path;
 	struct dray_hw_ah *ah;
 	u32 syndrome, ahn;
-	int status;
+	int status, ret;
 
 	if (cmd->reserved || cmd->reserved2) {
 		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
@@ -131,7 +131,7 @@ void dray_hw_cmd_create_ah(struct dray_hw *hw, const struct dray_aq_entry *e,
 
 	ah = kzalloc(sizeof(*ah), GFP_KERNEL);
 	if (!ah) {
-		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
+		dray_aq_fail(res, DRAY_AQ_STS_NO_MEMORY, DRAY_AQ_SYN_NONE);
 		return;
 	}
 	status = dray_hw_path_resolve(hw, &path, false, &ah->path, &syndrome);
@@ -147,10 +147,11 @@ void dray_hw_cmd_create_ah(struct dray_hw *hw, const struct dray_aq_entry *e,
 		goto unlock;
 	}
 	/* Reserve the number, then publish the AH in the reserved slot. */
-	if (xa_alloc_cyclic(&eng->ahs, &ahn, NULL, XA_LIMIT(1, DRAY_HW_MAX_AH),
-			    &eng->ahn_next, GFP_KERNEL) < 0) {
+	ret = xa_alloc_cyclic(&eng->ahs, &ahn, NULL, XA_LIMIT(1, DRAY_HW_MAX_AH),
+			      &eng->ahn_next, GFP_KERNEL);
+	if (ret < 0) {
 		dray_hw_pd_put(hw, pdn);
-		status = DRAY_AQ_STS_NO_RESOURCES;
+		status = dray_aq_alloc_status(ret);
 		syndrome = DRAY_AQ_SYN_NONE;
 		goto unlock;
 	}

@@ -48,7 +48,7 @@ void dray_hw_cmd_create_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 	u32 eqn = le32_to_cpu(cmd->eqn);
 	struct dray_hw_cq *cq;
 	u32 depth, need, syndrome, cqn;
-	int status;
+	int status, ret;
 
 	if (memchr_inv(cmd->reserved, 0, sizeof(cmd->reserved))) {
 		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
@@ -77,7 +77,7 @@ void dray_hw_cmd_create_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 
 	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
 	if (!cq) {
-		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
+		dray_aq_fail(res, DRAY_AQ_STS_NO_MEMORY, DRAY_AQ_SYN_NONE);
 		return;
 	}
 	/* Only the pages the ring needs are mapped; more are allowed. */
@@ -91,10 +91,11 @@ void dray_hw_cmd_create_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 	cq->eqn = eqn;
 
 	mutex_lock(&eng->admin_lock);
-	if (xa_alloc_cyclic(&eng->cqs, &cqn, cq, XA_LIMIT(1, DRAY_HW_MAX_CQ),
-			    &eng->cqn_next, GFP_KERNEL) < 0) {
+	ret = xa_alloc_cyclic(&eng->cqs, &cqn, cq, XA_LIMIT(1, DRAY_HW_MAX_CQ),
+			      &eng->cqn_next, GFP_KERNEL);
+	if (ret < 0) {
 		mutex_unlock(&eng->admin_lock);
-		status = DRAY_AQ_STS_NO_RESOURCES;
+		status = dray_aq_alloc_status(ret);
 		syndrome = DRAY_AQ_SYN_NONE;
 		goto free_cq;
 	}

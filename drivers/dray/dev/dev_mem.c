@@ -129,7 +129,7 @@ int dray_hw_buf_map(struct dray_hw *hw, u64 mtt_addr, u32 n_pages,
 	pages = kvcalloc(n_pages, sizeof(*pages), GFP_KERNEL);
 	if (!pages) {
 		*syndrome = DRAY_AQ_SYN_PAGE_COUNT;
-		return DRAY_AQ_STS_NO_RESOURCES;
+		return DRAY_AQ_STS_NO_MEMORY;
 	}
 	status = mtt_walk(hw, mtt_addr, n_pages, pages, syndrome);
 	if (status)
@@ -138,7 +138,7 @@ int dray_hw_buf_map(struct dray_hw *hw, u64 mtt_addr, u32 n_pages,
 	vaddr = vmap(pages, n_pages, VM_MAP, PAGE_KERNEL);
 	if (!vaddr) {
 		*syndrome = DRAY_AQ_SYN_PAGE_COUNT;
-		status = DRAY_AQ_STS_NO_RESOURCES;
+		status = DRAY_AQ_STS_NO_MEMORY;
 		goto free_pages;
 	}
 	buf->pages = pages;
@@ -269,7 +269,7 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr) {
-		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
+		dray_aq_fail(res, DRAY_AQ_STS_NO_MEMORY, DRAY_AQ_SYN_NONE);
 		return;
 	}
 	status = mr_params(cmd, mr, &syndrome);
@@ -280,7 +280,7 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 		mr->pages = kvcalloc(mr->max_pages, sizeof(*mr->pages),
 				     GFP_KERNEL | __GFP_NOWARN);
 		if (!mr->pages) {
-			status = DRAY_AQ_STS_NO_RESOURCES;
+			status = DRAY_AQ_STS_NO_MEMORY;
 			syndrome = DRAY_AQ_SYN_PAGE_COUNT;
 			goto free_mr;
 		}
@@ -290,7 +290,7 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 		mr->pages = kvcalloc(mr->n_pages, sizeof(*mr->pages),
 				     GFP_KERNEL | __GFP_NOWARN);
 		if (!mr->pages) {
-			status = DRAY_AQ_STS_NO_RESOURCES;
+			status = DRAY_AQ_STS_NO_MEMORY;
 			syndrome = DRAY_AQ_SYN_PAGE_COUNT;
 			goto free_mr;
 		}
@@ -312,7 +312,7 @@ void dray_hw_cmd_create_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 			      GFP_KERNEL);
 	if (ret < 0) {
 		dray_hw_pd_put(hw, mr->pdn);
-		status = DRAY_AQ_STS_NO_RESOURCES;
+		status = dray_aq_alloc_status(ret);
 		syndrome = DRAY_AQ_SYN_NONE;
 		goto unlock;
 	}
@@ -435,7 +435,7 @@ void dray_hw_cmd_modify_mr(struct dray_hw *hw, const struct dray_aq_entry *e,
 		n.pages = kvcalloc(n.n_pages, sizeof(*n.pages),
 				   GFP_KERNEL | __GFP_NOWARN);
 		if (!n.pages) {
-			status = DRAY_AQ_STS_NO_RESOURCES;
+			status = DRAY_AQ_STS_NO_MEMORY;
 			syndrome = DRAY_AQ_SYN_PAGE_COUNT;
 			goto unlock;
 		}

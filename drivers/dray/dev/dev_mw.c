@@ -32,6 +32,7 @@ void dray_hw_cmd_create_mw(struct dray_hw *hw, const struct dray_aq_entry *e,
 	u32 pdn = le32_to_cpu(cmd->pdn);
 	struct dray_hw_mr *mw;
 	u32 index;
+	int ret;
 
 	if (memchr_inv(cmd->reserved, 0, sizeof(cmd->reserved))) {
 		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
@@ -43,7 +44,7 @@ void dray_hw_cmd_create_mw(struct dray_hw *hw, const struct dray_aq_entry *e,
 	}
 	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
 	if (!mw) {
-		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
+		dray_aq_fail(res, DRAY_AQ_STS_NO_MEMORY, DRAY_AQ_SYN_NONE);
 		return;
 	}
 	mw->pdn = pdn;
@@ -58,13 +59,14 @@ void dray_hw_cmd_create_mw(struct dray_hw *hw, const struct dray_aq_entry *e,
 		return;
 	}
 	/* Windows take indexes of the MR table, keys like MRs'. */
-	if (xa_alloc_cyclic(&eng->mrs, &index, NULL,
-			    XA_LIMIT(1, DRAY_HW_MAX_MR), &eng->mr_key_seq,
-			    GFP_KERNEL) < 0) {
+	ret = xa_alloc_cyclic(&eng->mrs, &index, NULL,
+			      XA_LIMIT(1, DRAY_HW_MAX_MR), &eng->mr_key_seq,
+			      GFP_KERNEL);
+	if (ret < 0) {
 		dray_hw_pd_put(hw, pdn);
 		mutex_unlock(&eng->admin_lock);
 		kfree(mw);
-		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
+		dray_aq_fail(res, dray_aq_alloc_status(ret), DRAY_AQ_SYN_NONE);
 		return;
 	}
 	eng->mr_variant[index]++;

@@ -20,18 +20,20 @@ void dray_hw_cmd_create_pd(struct dray_hw *hw, const struct dray_aq_entry *e,
 	struct dray_hw_engine *eng = &hw->engine;
 	struct dray_hw_pd *pd;
 	u32 pdn;
+	int ret;
 
 	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
 	if (!pd) {
-		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
+		dray_aq_fail(res, DRAY_AQ_STS_NO_MEMORY, DRAY_AQ_SYN_NONE);
 		return;
 	}
 	mutex_lock(&eng->admin_lock);
-	if (xa_alloc_cyclic(&eng->pds, &pdn, pd, XA_LIMIT(1, DRAY_HW_MAX_PD),
-			    &eng->pdn_next, GFP_KERNEL) < 0) {
+	ret = xa_alloc_cyclic(&eng->pds, &pdn, pd, XA_LIMIT(1, DRAY_HW_MAX_PD),
+			      &eng->pdn_next, GFP_KERNEL);
+	if (ret < 0) {
 		mutex_unlock(&eng->admin_lock);
 		kfree(pd);
-		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
+		dray_aq_fail(res, dray_aq_alloc_status(ret), DRAY_AQ_SYN_NONE);
 		return;
 	}
 	pd->pdn = pdn;

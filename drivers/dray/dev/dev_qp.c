@@ -203,7 +203,7 @@ void dray_hw_cmd_create_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
 	if (!qp) {
-		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
+		dray_aq_fail(res, DRAY_AQ_STS_NO_MEMORY, DRAY_AQ_SYN_NONE);
 		return;
 	}
 	qp->type = c.type;
@@ -243,7 +243,7 @@ void dray_hw_cmd_create_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	}
 	if (ret < 0) {
 		qp_detach(hw, qp);
-		status = DRAY_AQ_STS_NO_RESOURCES;
+		status = dray_aq_alloc_status(ret);
 		syndrome = DRAY_AQ_SYN_NONE;
 		goto unlock;
 	}

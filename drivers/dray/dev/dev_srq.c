@@ -74,7 +74,7 @@ void dray_hw_cmd_create_srq(struct dray_hw *hw, const struct dray_aq_entry *e,
 	struct dray_hw_engine *eng = &hw->engine;
 	struct dray_hw_srq *srq;
 	u32 syndrome, srqn;
-	int status;
+	int status, ret;
 
 	status = srq_create_params(c, &syndrome);
 	if (status) {
@@ -83,7 +83,7 @@ void dray_hw_cmd_create_srq(struct dray_hw *hw, const struct dray_aq_entry *e,
 	}
 	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
 	if (!srq) {
-		dray_aq_fail(res, DRAY_AQ_STS_NO_RESOURCES, DRAY_AQ_SYN_NONE);
+		dray_aq_fail(res, DRAY_AQ_STS_NO_MEMORY, DRAY_AQ_SYN_NONE);
 		return;
 	}
 	srq->pdn = le32_to_cpu(c->pdn);
@@ -107,11 +107,12 @@ void dray_hw_cmd_create_srq(struct dray_hw *hw, const struct dray_aq_entry *e,
 		syndrome = DRAY_AQ_SYN_PDN;
 		goto unlock;
 	}
-	if (xa_alloc_cyclic(&eng->srqs, &srqn, srq,
-			    XA_LIMIT(1, DRAY_HW_MAX_SRQ), &eng->srqn_next,
-			    GFP_KERNEL) < 0) {
+	ret = xa_alloc_cyclic(&eng->srqs, &srqn, srq,
+			      XA_LIMIT(1, DRAY_HW_MAX_SRQ), &eng->srqn_next,
+			      GFP_KERNEL);
+	if (ret < 0) {
 		dray_hw_pd_put(hw, srq->pdn);
-		status = DRAY_AQ_STS_NO_RESOURCES;
+		status = dray_aq_alloc_status(ret);
 		syndrome = DRAY_AQ_SYN_NONE;
 		goto unlock;
 	}
