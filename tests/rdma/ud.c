@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 
 #include "harness.h"
 
@@ -642,6 +644,54 @@ TEST_F(ud, qkey_of_the_qp)
 	wc = wait_wc(_metadata, self->a.scq);
 	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
 	expect_no_wc(_metadata, self->b.rcq, QUIET_MS);
+}
+
+/* Add (on) or drop CAP_NET_RAW in the effective set; 0 or an errno. */
+static int net_raw_effective(bool on)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	uint32_t bit = 1U << (CAP_NET_RAW % 32);
+
+	if (syscall(SYS_capget, &h, d))
+		return errno;
+	if (!(d[CAP_NET_RAW / 32].permitted & bit))
+		return EPERM;
+	if (on)
+		d[CAP_NET_RAW / 32].effective |= bit;
+	else
+		d[CAP_NET_RAW / 32].effective &= ~bit;
+	return syscall(SYS_capset, &h, d) ? errno : 0;
+}
+
+/*
+ * A controlled Q_Key (bit 31 set, IBTA 10.2.4) is for privileged
+ * processes only: setting one without CAP_NET_RAW fails with EPERM and
+ * changes nothing; with it, the QP takes it and a WR naming "the QP's own
+ * Q_Key" sends it. (The RDMA core makes the check for every device.)
+ */
+TEST_F(ud, controlled_qkey_needs_cap_net_raw)
+{
+	struct ibv_qp_attr attr = { .qkey = 0x80000123U };
+	struct send s = send_of(10);
+	struct ibv_qp_init_attr init;
+
+	if (net_raw_effective(false))
+		SKIP(return, "cannot change CAP_NET_RAW: %s", strerror(errno));
+	verb_ret = ibv_modify_qp(self->a.qp, &attr, IBV_QP_QKEY);
+	ASSERT_EQ(0, net_raw_effective(true));
+	ASSERT_ERRNO(EPERM, verb_ret);
+	ASSERT_EQ(0, ibv_query_qp(self->a.qp, &attr, IBV_QP_QKEY, &init));
+	EXPECT_EQ(QKEY, attr.qkey);
+
+	/* privileged: both QPs take it, and it is sent and matched */
+	attr.qkey = 0x80000123U;
+	ASSERT_ERRNO(0, ibv_modify_qp(self->a.qp, &attr, IBV_QP_QKEY));
+	ASSERT_ERRNO(0, ibv_modify_qp(self->b.qp, &attr, IBV_QP_QKEY));
+	s.qkey = QKEY_OWN;
+	send_one(_metadata, self, &s, 63);
 }
 
 /* An unknown destination QP: the send completes, nothing arrives. */
