@@ -48,6 +48,11 @@ enum dray_eqe_type {
 	DRAY_EQE_QP_LAST_WQE	= 10,
 	/* data0 = SRQ number: bad producer index; the SRQ gives no more WQEs */
 	DRAY_EQE_SRQ_ERR	= 11,
+	/*
+	 * data0 = EQ number, data1 = events dropped: the EQ was full; the
+	 * first entry written once it has room again
+	 */
+	DRAY_EQE_EQ_OVERRUN	= 12,
 };
 
 #define DRAY_EQE_PHASE		0x01

@@ -110,7 +110,7 @@
 enum dray_fatal_syndrome {
 	DRAY_FATAL_NONE		= 0,
 	DRAY_FATAL_AQ_DMA	= 1,	/* admin ring address not accessible */
-	DRAY_FATAL_EQ_OVERFLOW	= 2,	/* the async EQ overflowed */
+	DRAY_FATAL_EQ_OVERFLOW	= 2,	/* no longer raised (EQ_OVERRUN) */
 	DRAY_FATAL_AQ_DOORBELL	= 3,	/* AQ_SQ_PI more than a ring ahead */
 };
 

@@ -21,6 +21,8 @@
 #              injected error that must be caught
 #   verbs_err  tests/rdma/verbs_err (kselftest harness), one line per case
 #   hostile    tests/rdma/hostile (dray only)
+#   evflood    tests/rdma/evflood: 128 async events at once into a 16-entry
+#              async EQ (dray only): delivered + lost = 128, device goes on
 #   ud         tests/rdma/ud (kselftest harness): UD QPs, one line per case
 #   srq        tests/rdma/srq (kselftest harness): shared receive queues, one
 #              line per case
@@ -52,7 +54,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf loss}
+groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf evflood loss}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -335,6 +337,57 @@ if want hostile; then
 		4) tap_skip "hostile process" "$(tail -n1 "$LOG/hostile.out")" ;;
 		*) tap_fail "hostile process" "exit $rc"; show "$LOG/hostile.out" | tail -n 60 ;;
 		esac
+	fi
+fi
+
+# --- evflood ---------------------------------------------------------------
+# An async event burst larger than the async EQ: the links are made again
+# with a 16-entry async EQ (async_eq_log_depth=4), 128 COMM_EST events
+# come at once (A's SENDs held in a plug qdisc, then released together);
+# events delivered plus those the driver logged as lost must be 128, and
+# the device must go on (tests/rdma/evflood.c).
+if want evflood; then
+	param=/sys/module/dray/parameters/async_eq_log_depth
+	if [[ $kind != dray ]]; then
+		tap_skip "async event flood" "async_eq_log_depth: dray only"
+	elif ! read -r depth0 <"$param"; then
+		tap_fail "async event flood" "no $param"
+	else
+		rdma_down dray && echo 4 >"$param" && rdma_up dray >"$LOG/ev.setup" 2>&1
+		rc=$?
+		echo "$depth0" >"$param"
+		if [[ $rc -ne 0 ]]; then
+			tap_fail "async event flood" "links with a 16-entry async EQ"
+			show "$LOG/ev.setup"
+		else
+			dmesg >"$LOG/ev.dmesg0"
+			# A's frames wait in a plug qdisc until all are sent
+			DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B timeout 300 \
+				"$BIN/evflood" --qps 128 \
+				--hold "tc qdisc add dev veth0 root plug limit 1000000" \
+				--release "tc qdisc change dev veth0 root plug release_indefinite" \
+				>"$LOG/ev.out" 2>&1
+			rc=$?
+			tc qdisc del dev veth0 root >"$LOG/tc" 2>&1
+			got=$(sed -n 's/^evflood: 128 COMM_EST generated, \([0-9]*\) delivered$/\1/p' "$LOG/ev.out")
+			# the driver's reports, since the run started, for DEV_B
+			lost=$(dmesg | tail -n +$(($(wc -l <"$LOG/ev.dmesg0") + 1)) |
+				sed -n "s/.*$DEV_B: EQ 0 overran: \([0-9]*\) events lost.*/\1/p" |
+				awk '{ s += $1 } END { print s + 0 }')
+			echo "# evflood: 128 generated, ${got:-?} delivered, $lost lost (driver log)"
+			if [[ $rc -eq 0 && -n $got && $((got + lost)) -eq 128 ]]; then
+				tap_ok "async event flood: every event delivered or counted lost, device goes on"
+			else
+				tap_fail "async event flood" "exit $rc, delivered ${got:-?} + lost $lost != 128"
+				show "$LOG/ev.out" | head -n 40
+			fi
+		fi
+		# back to the usual EQ for what follows
+		rdma_down dray
+		if ! rdma_up dray >"$LOG/ev.setup" 2>&1; then
+			tap_fail "async event flood: links made again"
+			show "$LOG/ev.setup"
+		fi
 	fi
 fi
 

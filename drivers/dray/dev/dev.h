@@ -112,7 +112,8 @@ struct dray_hw_eq {
 	u32		depth;		/* entries, power of two */
 	u32		pi;		/* free running producer index */
 	u32		ci;		/* consumer index from the doorbell */
-	u64		overflows;
+	u64		overflows;	/* events dropped, ever */
+	u64		lost;		/* ... not yet reported (EQ_OVERRUN) */
 	struct dray_eqe	*ring;
 };
 

@@ -86,6 +86,37 @@ int dray_hw_eq_destroy(struct dray_hw *hw, u32 eqn)
 	return status;
 }
 
+/* Write one entry; the EQ has room. obj_lock held. */
+static void eq_write(struct dray_hw_eq *eq, u8 type, u32 data0, u64 data1)
+{
+	struct dray_eqe *eqe = &eq->ring[dray_ring_slot(eq->pi, eq->depth)];
+
+	WRITE_ONCE(eqe->type, type);
+	WRITE_ONCE(eqe->data0, cpu_to_le32(data0));
+	WRITE_ONCE(eqe->data1, cpu_to_le64(data1));
+	dma_wmb();
+	WRITE_ONCE(eqe->flags,
+		   dray_ring_phase(eq->pi, eq->depth) ? DRAY_EQE_PHASE : 0);
+	eq->pi++;
+}
+
+static bool eq_full(const struct dray_hw_eq *eq)
+{
+	return eq->pi - eq->ci >= eq->depth;
+}
+
+/*
+ * Events were dropped: the first entry with room says how many, before
+ * any later event. obj_lock held.
+ */
+static void eq_report_lost(struct dray_hw_eq *eq, u32 eqn)
+{
+	if (!eq->lost || eq_full(eq))
+		return;
+	eq_write(eq, DRAY_EQE_EQ_OVERRUN, eqn, eq->lost);
+	eq->lost = 0;
+}
+
 void dray_hw_eq_doorbell(struct dray_hw *hw, u32 value)
 {
 	u32 eqn = FIELD_GET(DRAY_EQ_DB_EQN_MASK, value);
@@ -105,6 +136,7 @@ void dray_hw_eq_doorbell(struct dray_hw *hw, u32 value)
 		/* A consumer index beyond what was produced is ignored. */
 		if (outstanding <= eq->depth)
 			eq->ci = eq->pi - outstanding;
+		eq_report_lost(eq, eqn);
 		if (value & DRAY_EQ_DB_ARM)
 			eq->armed = true;
 		fire = eq_should_fire(eq);
@@ -124,8 +156,10 @@ void dray_hw_eq_doorbell(struct dray_hw *hw, u32 value)
  * @data0: event data
  * @data1: event data
  *
- * A full EQ drops the event and counts an overflow; the async EQ
- * overflowing is a fatal device error, as events would be lost.
+ * A full EQ drops the event and counts it; once the EQ has room again its
+ * next entry is an EQ_OVERRUN with the count. The device goes on: an
+ * unprivileged process can cause many events, and must not be able to
+ * stop the device for everyone.
  *
  * Context: any; takes obj_lock.
  */
@@ -133,8 +167,7 @@ void dray_hw_eq_post(struct dray_hw *hw, u32 eqn, u8 type, u32 data0,
 		     u64 data1)
 {
 	struct dray_hw_eq *eq;
-	struct dray_eqe *eqe;
-	bool fire = false, overflow = false;
+	bool fire = false;
 	u8 vector = 0;
 
 	if (eqn >= DRAY_HW_MAX_EQ)
@@ -144,26 +177,18 @@ void dray_hw_eq_post(struct dray_hw *hw, u32 eqn, u8 type, u32 data0,
 	eq = &hw->eqs[eqn];
 	if (!eq->valid)
 		goto unlock;
-	if (eq->pi - eq->ci >= eq->depth) {
+	eq_report_lost(eq, eqn);
+	if (eq_full(eq)) {
 		eq->overflows++;
-		overflow = true;
-		goto unlock;
+		eq->lost++;
+	} else {
+		eq_write(eq, type, data0, data1);
 	}
-	eqe = &eq->ring[dray_ring_slot(eq->pi, eq->depth)];
-	WRITE_ONCE(eqe->type, type);
-	WRITE_ONCE(eqe->data0, cpu_to_le32(data0));
-	WRITE_ONCE(eqe->data1, cpu_to_le64(data1));
-	dma_wmb();
-	WRITE_ONCE(eqe->flags,
-		   dray_ring_phase(eq->pi, eq->depth) ? DRAY_EQE_PHASE : 0);
-	eq->pi++;
 	fire = eq_should_fire(eq);
 	vector = eq->vector;
 unlock:
 	spin_unlock_bh(&hw->obj_lock);
 
-	if (overflow && eqn == 0)
-		dray_hw_set_fatal(hw, DRAY_FATAL_EQ_OVERFLOW);
 	if (fire)
 		dray_hw_raise_irq(hw, vector);
 }

@@ -32,10 +32,11 @@
 #define DRAY_AQ_LOG_DEPTH	5
 #define DRAY_AQ_TIMEOUT_MS	5000
 /*
- * EQ sizes. The async EQ must never overflow (the device treats that as
- * fatal): QP and CQ events are bounded by the number of objects, so give
- * it room for several events per QP in flight. The completion EQ holds at
- * most a few events per CQ (one per arm); it is sized from max_cq.
+ * EQ sizes. A full EQ loses events (the device counts them and reports
+ * the count, EQ_OVERRUN): QP and CQ events are bounded by the number of
+ * objects, so the async EQ has room for several events per QP in flight.
+ * The completion EQ holds at most a few events per CQ (one per arm); it
+ * is sized from max_cq so that it cannot fill.
  */
 #define DRAY_ASYNC_EQ_LOG_DEPTH	12
 #define DRAY_COMP_EQ_EVENTS_PER_CQ 3
@@ -82,6 +83,7 @@ struct dray_eq {
 	u32			eqn;
 	u32			ci;
 	u8			vector;
+	atomic64_t		lost;	/* events the device dropped (full) */
 };
 
 /* Device limits learned from QUERY_DEVICE, in CPU order. */
@@ -489,6 +491,8 @@ static inline struct device *dray_dma_dev(struct dray_dev *dev)
 
 #define ddev_err_rl(dev, fmt, ...) \
 	ibdev_err_ratelimited(&(dev)->ibdev, fmt, ##__VA_ARGS__)
+#define ddev_warn_rl(dev, fmt, ...) \
+	ibdev_warn_ratelimited(&(dev)->ibdev, fmt, ##__VA_ARGS__)
 #define ddev_dbg(dev, fmt, ...) \
 	ibdev_dbg(&(dev)->ibdev, fmt, ##__VA_ARGS__)
 /* For input a user can get wrong: name the field, its value and limit. */

@@ -40,7 +40,26 @@ static void eq_port_change(struct dray_dev *dev, u32 port, u64 data1)
 	ib_dispatch_event(&ev);
 }
 
-static void eq_dispatch(struct dray_dev *dev, const struct dray_eqe *eqe)
+/*
+ * The device dropped events while @eq was full. Consumers of a lost event
+ * learn of its cause otherwise (an error completion, a QP in ERR); the
+ * count is kept and logged.
+ */
+static void eq_overrun(struct dray_dev *dev, struct dray_eq *eq, u32 eqn,
+		       u64 lost)
+{
+	if (eqn != eq->eqn) {
+		ddev_err_rl(dev, "EQ %u: overrun reported for EQ %u\n",
+			    eq->eqn, eqn);
+		return;
+	}
+	atomic64_add(lost, &eq->lost);
+	ddev_warn_rl(dev, "EQ %u overran: %llu events lost (%lld in all)\n",
+		     eqn, lost, (s64)atomic64_read(&eq->lost));
+}
+
+static void eq_dispatch(struct dray_dev *dev, struct dray_eq *eq,
+			const struct dray_eqe *eqe)
 {
 	u32 data0 = le32_to_cpu(eqe->data0);
 	u64 data1 = le64_to_cpu(eqe->data1);
@@ -64,6 +83,9 @@ static void eq_dispatch(struct dray_dev *dev, const struct dray_eqe *eqe)
 	case DRAY_EQE_SRQ_LIMIT:
 	case DRAY_EQE_SRQ_ERR:
 		dray_srq_event(dev, data0, eqe->type);
+		break;
+	case DRAY_EQE_EQ_OVERRUN:
+		eq_overrun(dev, eq, data0, data1);
 		break;
 	default:
 		ddev_err_rl(dev, "EQ: unknown event type %u\n", eqe->type);
@@ -94,7 +116,7 @@ static void dray_eq_irq(void *cookie)
 		/* Read the body only after seeing the phase bit. */
 		dma_rmb();
 
-		eq_dispatch(dev, eqe);
+		eq_dispatch(dev, eq, eqe);
 		eq->ci++;
 		/* Give half a ring back early so the device need not wait. */
 		if (n == eq->depth / 2)
@@ -124,6 +146,7 @@ int dray_eq_create(struct dray_dev *dev, struct dray_eq *eq, u8 log_depth,
 	eq->depth = 1U << log_depth;
 	eq->vector = vector;
 	eq->ci = 0;
+	atomic64_set(&eq->lost, 0);
 	size = eq->depth * sizeof(*eq->ring);
 	/* Zeroed: no entry carries the first pass's phase bit yet. */
 	eq->ring = dma_alloc_coherent(dma_dev, size, &eq->dma, GFP_KERNEL);

@@ -29,6 +29,15 @@ MODULE_LICENSE("GPL");
 MODULE_ALIAS_RDMA_LINK("dray");
 
 /* All dray devices, including ones being added. */
+/*
+ * Read when a link is added. A small async EQ lets a test see events
+ * lost to a full EQ (EQ_OVERRUN) without creating thousands of objects.
+ */
+static uint async_eq_log_depth = DRAY_ASYNC_EQ_LOG_DEPTH;
+module_param(async_eq_log_depth, uint, 0644);
+MODULE_PARM_DESC(async_eq_log_depth,
+		 "log2 of the entries of a new link's async event queue (4..14, default 12)");
+
 static LIST_HEAD(dray_devs);
 static DEFINE_MUTEX(dray_devs_lock);
 static struct workqueue_struct *dray_wq;
@@ -82,7 +91,10 @@ static int dray_probe(struct dray_dev *dev)
 	ret = dray_admin_query_device(dev, &dev->caps);
 	if (ret)
 		goto destroy_aq;
-	ret = dray_eq_create(dev, &dev->async_eq, DRAY_ASYNC_EQ_LOG_DEPTH,
+	ret = dray_eq_create(dev, &dev->async_eq,
+			     clamp_t(uint, READ_ONCE(async_eq_log_depth),
+				     DRAY_EQ_LOG_DEPTH_MIN,
+				     DRAY_EQ_LOG_DEPTH_MAX),
 			     DRAY_VEC_ASYNC);
 	if (ret)
 		goto destroy_aq;
