@@ -184,7 +184,9 @@ struct ibv_context *open_device(const char *name)
 		errno = ENODEV;
 	else
 		ctx = ibv_open_device(dev);
+	i = errno;
 	ibv_free_device_list(list);
+	errno = i;	/* ibv_open_device()'s */
 	return ctx;
 }
 

@@ -21,6 +21,8 @@
 #              injected error that must be caught
 #   verbs_err  tests/rdma/verbs_err (kselftest harness), one line per case
 #   hostile    tests/rdma/hostile (dray only)
+#   failnth    tests/rdma/failnth: fault injection (fail-nth) into every create
+#              and modify verb; kernels with CONFIG_FAULT_INJECTION only
 #   evflood    tests/rdma/evflood: 128 async events at once into a 16-entry
 #              async EQ (dray only): delivered + lost = 128, device goes on
 #   ud         tests/rdma/ud (kselftest harness): UD QPs, one line per case
@@ -54,7 +56,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf evflood loss}
+groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf failnth evflood loss}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -337,6 +339,39 @@ if want hostile; then
 		4) tap_skip "hostile process" "$(tail -n1 "$LOG/hostile.out")" ;;
 		*) tap_fail "hostile process" "exit $rc"; show "$LOG/hostile.out" | tail -n 60 ;;
 		esac
+	fi
+fi
+
+# --- failnth ---------------------------------------------------------------
+# Fault injection into every create and modify verb (tests/rdma/failnth.c)
+# on a kernel with CONFIG_FAULT_INJECTION: sleeping allocations may fail
+# too, quietly; the device's object counts (rdma resource) must be the same
+# before and after.
+if want failnth; then
+	fi_dirs=(/sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc)
+	if [[ ! -e /proc/self/fail-nth ]]; then
+		tap_skip "failnth" "no fail-nth: kernel without CONFIG_FAULT_INJECTION"
+	else
+		mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+		for d in "${fi_dirs[@]}"; do
+			echo N >"$d/ignore-gfp-wait"
+			echo 0 >"$d/verbose"
+		done
+		echo N >/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem
+		res0=$(rdma resource show "$DEV_A" 2>&1)
+		DRAY_TEST_DEV_A=$DEV_A timeout 1800 "$BIN/failnth" >"$LOG/fn.out" 2>&1
+		rc=$?
+		grep -E "^# .*(fault points|Expected|FAIL|SKIP)" "$LOG/fn.out" | sed 's/^#*/#/'
+		harness_tap failnth "$LOG/fn.out" "$rc"
+		res1=$(rdma resource show "$DEV_A" 2>&1)
+		if [[ $res0 == "$res1" ]]; then
+			tap_ok "failnth: object counts unchanged ($res1)"
+		else
+			tap_fail "failnth: object counts unchanged" "before: $res0; after: $res1"
+		fi
+		for d in "${fi_dirs[@]}"; do
+			echo Y >"$d/ignore-gfp-wait"
+		done
 	fi
 fi
 

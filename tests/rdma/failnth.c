@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Every error path of the verbs' create and modify calls, by fault
+ * injection (issue 13, part 2): for each call, fail its 1st, 2nd, 3rd ...
+ * fault point in the kernel (/proc/thread-self/fail-nth: slab and page
+ * allocations, user copies) until the call succeeds without reaching the
+ * fault. Each failure must return a clean errno (ENOMEM, or EFAULT for a
+ * failed user copy) and leave the device usable: the same call without a
+ * fault succeeds right after. The caller (tests/rdma/run.sh failnth)
+ * compares the device's object counts before and after, and the debug
+ * kernel's kmemleak and taint checks cover what unwinding missed.
+ *
+ * Needs a kernel with CONFIG_FAULT_INJECTION (the debug kernel) and
+ * failslab/fail_page_alloc told not to ignore sleeping allocations (the
+ * caller sets ignore-gfp-wait to N); skips otherwise.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define MAX_FAULTS	4000	/* a call with more fault points is a bug */
+#define BUF_LEN		(64 * 1024)
+#define ALL_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
+			 IBV_ACCESS_MW_BIND)
+
+static int nth_fd = -1;
+
+/* Fail the n-th fault point from now on in this task; 0: none. */
+static void nth_set(unsigned int n)
+{
+	char b[16];
+	int len = snprintf(b, sizeof(b), "%u", n);
+
+	if (pwrite(nth_fd, b, (size_t)len, 0) != len)
+		die("fail-nth: write %u: %s", n, strerror(errno));
+}
+
+/*
+ * 0 if the fault was injected, else how many points were still to go.
+ * The read is a fault point too (its copy to user space): if the fault
+ * hits there (EFAULT), it was still to go when the read began.
+ */
+static unsigned int nth_get(void)
+{
+	char b[16] = "";
+
+	if (pread(nth_fd, b, sizeof(b) - 1, 0) <= 0) {
+		if (errno == EFAULT)
+			return 1;
+		die("fail-nth: read: %s", strerror(errno));
+	}
+	return (unsigned int)strtoul(b, NULL, 10);
+}
+
+FIXTURE(fn) {
+	struct ibv_device **list;
+	struct ibv_device *dev;	/* dev_name(0) */
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;	/* RC, RESET */
+	uint8_t *buf;
+	struct ibv_mr *mr;
+	struct rc_end end;
+	int gid_index;
+	union ibv_gid gid;
+};
+
+FIXTURE_SETUP(fn)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_port_attr port;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/fail-nth", gettid());
+	nth_fd = open(path, O_RDWR);
+	if (nth_fd < 0)
+		SETUP_SKIP("%s: %s (no CONFIG_FAULT_INJECTION)", path,
+			   strerror(errno));
+	self->list = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, self->list);
+	for (int i = 0; self->list[i]; i++)
+		if (!strcmp(ibv_get_device_name(self->list[i]), dev_name(0)))
+			self->dev = self->list[i];
+	ASSERT_NE(NULL, self->dev) TH_LOG("no device %s", dev_name(0));
+	self->ctx = ibv_open_device(self->dev);
+	ASSERT_NE(NULL, self->ctx);
+	ASSERT_EQ(0, ibv_query_port(self->ctx, RC_PORT, &port));
+	self->gid_index = pick_gid(self->ctx, -1, &self->gid);
+	ASSERT_LE(0, self->gid_index);
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+	self->cq = ibv_create_cq(self->ctx, 64, NULL, NULL, 0);
+	ASSERT_NE(NULL, self->cq);
+	self->buf = page_buf(BUF_LEN);
+	ASSERT_NE(NULL, self->buf);
+	self->mr = ibv_reg_mr(self->pd, self->buf, BUF_LEN, ALL_ACCESS);
+	ASSERT_NE(NULL, self->mr);
+	qa.send_cq = self->cq;
+	qa.recv_cq = self->cq;
+	self->qp = ibv_create_qp(self->pd, &qa);
+	ASSERT_NE(NULL, self->qp);
+	self->end = (struct rc_end) {
+		.qpn = self->qp->qp_num,
+		.psn = 0x42,
+		.gid = self->gid,
+		.gid_index = self->gid_index,
+		.mtu = port.active_mtu,
+		.rd_atomic = 128,
+	};
+}
+
+FIXTURE_TEARDOWN(fn)
+{
+	if (nth_fd >= 0)
+		nth_set(0);
+	if (self->qp)
+		EXPECT_EQ(0, ibv_destroy_qp(self->qp));
+	if (self->mr)
+		EXPECT_EQ(0, ibv_dereg_mr(self->mr));
+	if (self->cq)
+		EXPECT_EQ(0, ibv_destroy_cq(self->cq));
+	if (self->pd)
+		EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
+	if (self->buf)
+		munmap(self->buf, BUF_LEN);
+	if (self->ctx)
+		EXPECT_EQ(0, ibv_close_device(self->ctx));
+	if (self->list)
+		ibv_free_device_list(self->list);
+}
+
+/*
+ * One call under test: make() returns the object (NULL and errno on
+ * failure), undo() destroys it (0 or an errno). A failed allocation or
+ * user copy must fail it with ENOMEM or EFAULT, or with @also where a
+ * layer below the driver says it its own way (0: none).
+ */
+struct call {
+	const char *name;
+	void *(*make)(FIXTURE_DATA(fn) *self);
+	int (*undo)(FIXTURE_DATA(fn) *self, void *obj);
+	int also;
+};
+
+static void walk(struct __test_metadata *_metadata, FIXTURE_DATA(fn) *self,
+		 const struct call *c)
+{
+	unsigned int n, injected = 0, absorbed = 0;
+
+	for (n = 1; n <= MAX_FAULTS; n++) {
+		unsigned int left;
+		void *obj;
+		int err;
+
+		nth_set(n);
+		errno = 0;
+		obj = c->make(self);
+		err = errno;
+		left = nth_get();
+		nth_set(0);
+		if (obj) {
+			ASSERT_EQ(0, c->undo(self, obj))
+				TH_LOG("%s: undo after fault %u", c->name, n);
+			if (left) {
+				TH_LOG("%s: %u fault points, %u failed the call, %u absorbed",
+				       c->name, n - 1, injected, absorbed);
+				return;
+			}
+			absorbed++;
+			continue;
+		}
+		ASSERT_EQ(0U, left)
+			TH_LOG("%s failed (%s) without a fault", c->name,
+			       strerror(err));
+		injected++;
+		EXPECT_TRUE(err == ENOMEM || err == EFAULT ||
+			    (c->also && err == c->also))
+			TH_LOG("%s: fault %u: errno %d (%s), want ENOMEM or EFAULT%s%s",
+			       c->name, n, err, strerror(err),
+			       c->also ? " or " : "",
+			       c->also ? strerror(c->also) : "");
+		/* the device is still usable: the call works now */
+		obj = c->make(self);
+		ASSERT_NE(NULL, obj)
+			TH_LOG("%s after fault %u: %s", c->name, n,
+			       strerror(errno));
+		ASSERT_EQ(0, c->undo(self, obj));
+	}
+	ASSERT_TRUE(false) TH_LOG("%s: more than %d fault points", c->name,
+				  MAX_FAULTS);
+}
+
+#define WALK_ALSO(_name, _make, _undo, _also) do {			\
+	static const struct call __c = { _name, _make, _undo, _also };	\
+	walk(_metadata, self, &__c);					\
+} while (0)
+#define WALK(_name, _make, _undo)	WALK_ALSO(_name, _make, _undo, 0)
+
+static void *make_ctx(FIXTURE_DATA(fn) *self)
+{
+	return ibv_open_device(self->dev);
+}
+
+static int undo_ctx(FIXTURE_DATA(fn) *self, void *o)
+{
+	return ibv_close_device(o);
+}
+
+/*
+ * libibverbs opens the uverbs device node, and when that fails (ENOMEM
+ * too) looks for it under /dev/char, which does not exist here: ENOENT.
+ */
+TEST_F(fn, open_device)
+{
+	WALK_ALSO("ibv_open_device", make_ctx, undo_ctx, ENOENT);
+}
+
+static void *make_pd(FIXTURE_DATA(fn) *self)
+{
+	return ibv_alloc_pd(self->ctx);
+}
+
+static int undo_pd(FIXTURE_DATA(fn) *self, void *o)
+{
+	return ibv_dealloc_pd(o);
+}
+
+TEST_F(fn, alloc_pd)
+{
+	WALK("ibv_alloc_pd", make_pd, undo_pd);
+}
+
+static void *make_mr(FIXTURE_DATA(fn) *self)
+{
+	return ibv_reg_mr(self->pd, self->buf + 4096, BUF_LEN - 8192,
+			  ALL_ACCESS);
+}
+
+static int undo_mr(FIXTURE_DATA(fn) *self, void *o)
+{
+	return ibv_dereg_mr(o);
+}
+
+TEST_F(fn, reg_mr)
+{
+	WALK("ibv_reg_mr", make_mr, undo_mr);
+}
+
+static void *make_cq(FIXTURE_DATA(fn) *self)
+{
+	return ibv_create_cq(self->ctx, 256, NULL, NULL, 0);
+}
+
+static int undo_cq(FIXTURE_DATA(fn) *self, void *o)
+{
+	return ibv_destroy_cq(o);
+}
+
+TEST_F(fn, create_cq)
+{
+	WALK("ibv_create_cq", make_cq, undo_cq);
+}
+
+static void *make_qp_of(FIXTURE_DATA(fn) *self, enum ibv_qp_type t,
+			struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = self->cq,
+		.recv_cq = self->cq,
+		.srq = srq,
+		.qp_type = t,
+		.cap = { .max_send_wr = 64, .max_recv_wr = srq ? 0 : 64,
+			 .max_send_sge = 4, .max_recv_sge = srq ? 0 : 4,
+			 .max_inline_data = 64 },
+	};
+
+	return ibv_create_qp(self->pd, &a);
+}
+
+static void *make_rc(FIXTURE_DATA(fn) *self)
+{
+	return make_qp_of(self, IBV_QPT_RC, NULL);
+}
+
+static void *make_ud(FIXTURE_DATA(fn) *self)
+{
+	return make_qp_of(self, IBV_QPT_UD, NULL);
+}
+
+static int undo_qp(FIXTURE_DATA(fn) *self, void *o)
+{
+	return ibv_destroy_qp(o);
+}
+
+TEST_F(fn, create_qp_rc)
+{
+	WALK("ibv_create_qp(RC)", make_rc, undo_qp);
+}
+
+TEST_F(fn, create_qp_ud)
+{
+	WALK("ibv_create_qp(UD)", make_ud, undo_qp);
+}
+
+static void *make_srq(FIXTURE_DATA(fn) *self)
+{
+	struct ibv_srq_init_attr a = {
+		.attr = { .max_wr = 64, .max_sge = 2, .srq_limit = 4 },
+	};
+
+	return ibv_create_srq(self->pd, &a);
+}
+
+static int undo_srq(FIXTURE_DATA(fn) *self, void *o)
+{
+	return ibv_destroy_srq(o);
+}
+
+TEST_F(fn, create_srq)
+{
+	WALK("ibv_create_srq", make_srq, undo_srq);
+}
+
+/* a QP on an SRQ: the SRQ is made first, without faults */
+static struct ibv_srq *fn_srq;
+
+static void *make_srq_qp(FIXTURE_DATA(fn) *self)
+{
+	return make_qp_of(self, IBV_QPT_RC, fn_srq);
+}
+
+TEST_F(fn, create_qp_on_srq)
+{
+	fn_srq = make_srq(self);
+	ASSERT_NE(NULL, fn_srq);
+	WALK("ibv_create_qp(RC, SRQ)", make_srq_qp, undo_qp);
+	ASSERT_ERRNO(0, ibv_destroy_srq(fn_srq));
+}
+
+static void *make_ah(FIXTURE_DATA(fn) *self)
+{
+	struct ibv_ah_attr a = {
+		.is_global = 1,
+		.grh = { .dgid = self->gid,
+			 .sgid_index = (uint8_t)self->gid_index,
+			 .hop_limit = 64 },
+		.port_num = RC_PORT,
+	};
+
+	return ibv_create_ah(self->pd, &a);
+}
+
+static int undo_ah(FIXTURE_DATA(fn) *self, void *o)
+{
+	return ibv_destroy_ah(o);
+}
+
+/* The core resolves the destination MAC through the IP route: ENOBUFS. */
+TEST_F(fn, create_ah)
+{
+	WALK_ALSO("ibv_create_ah", make_ah, undo_ah, ENOBUFS);
+}
+
+static void *make_mw(FIXTURE_DATA(fn) *self)
+{
+	return ibv_alloc_mw(self->pd, IBV_MW_TYPE_2);
+}
+
+static int undo_mw(FIXTURE_DATA(fn) *self, void *o)
+{
+	return ibv_dealloc_mw(o);
+}
+
+TEST_F(fn, alloc_mw)
+{
+	WALK("ibv_alloc_mw", make_mw, undo_mw);
+}
+
+static void *make_channel(FIXTURE_DATA(fn) *self)
+{
+	return ibv_create_comp_channel(self->ctx);
+}
+
+static int undo_channel(FIXTURE_DATA(fn) *self, void *o)
+{
+	return ibv_destroy_comp_channel(o);
+}
+
+TEST_F(fn, create_comp_channel)
+{
+	WALK("ibv_create_comp_channel", make_channel, undo_channel);
+}
+
+/*
+ * RESET -> INIT -> RTR with 128 responder resources (the device
+ * allocates them), looped back to itself; "undo" is back to RESET. A
+ * failed modify leaves the QP where it was: RESET, as checked.
+ */
+static void *make_rtr(FIXTURE_DATA(fn) *self)
+{
+	struct rc_params p;
+	int err;
+
+	rc_params_default(&p);
+	err = qp_to_init(self->qp, p.access);
+	if (!err)
+		err = qp_to_rtr(self->qp, &self->end, &self->end, &p);
+	if (err) {
+		int st = qp_state(self->qp);
+
+		if (st != IBV_QPS_RESET && st != IBV_QPS_INIT)
+			die("failed modify left the QP in state %d", st);
+		qp_to_state(self->qp, IBV_QPS_RESET);
+		errno = err;
+		return NULL;
+	}
+	return self->qp;
+}
+
+static int undo_rtr(FIXTURE_DATA(fn) *self, void *o)
+{
+	return qp_to_state(o, IBV_QPS_RESET);
+}
+
+/* RTR resolves the path's MAC through the IP route, as create_ah does. */
+TEST_F(fn, modify_qp_to_rtr)
+{
+	WALK_ALSO("ibv_modify_qp(RESET->INIT->RTR)", make_rtr, undo_rtr,
+		  ENOBUFS);
+}
+
+static void *make_rereg(FIXTURE_DATA(fn) *self)
+{
+	struct ibv_mr *mr = ibv_reg_mr(self->pd, self->buf, 8192, ALL_ACCESS);
+	int err;
+
+	if (!mr)
+		return NULL;
+	err = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
+			   self->buf + 8192, 16384, 0);
+	if (err) {
+		int e = errno;
+
+		/* the MR is still there (with the old or new translation) */
+		if (ibv_dereg_mr(mr))
+			die("dereg after a failed rereg: %s", strerror(errno));
+		errno = e;
+		return NULL;
+	}
+	return mr;
+}
+
+TEST_F(fn, rereg_mr)
+{
+	WALK("ibv_reg_mr + ibv_rereg_mr", make_rereg, undo_mr);
+}
+
+TEST_HARNESS_MAIN
