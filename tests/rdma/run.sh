@@ -23,6 +23,8 @@
 #   hostile    tests/rdma/hostile (dray only)
 #   failnth    tests/rdma/failnth: fault injection (fail-nth) into every create
 #              and modify verb; kernels with CONFIG_FAULT_INJECTION only
+#   abifuzz    tests/rdma/abifuzz: random uverbs command sequences, random
+#              attributes and driver bytes (dray only)
 #   evflood    tests/rdma/evflood: 128 async events at once into a 16-entry
 #              async EQ (dray only): delivered + lost = 128, device goes on
 #   ud         tests/rdma/ud (kselftest harness): UD QPs, one line per case
@@ -56,7 +58,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf failnth evflood loss}
+groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf failnth abifuzz evflood loss}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -372,6 +374,29 @@ if want failnth; then
 		for d in "${fi_dirs[@]}"; do
 			echo Y >"$d/ignore-gfp-wait"
 		done
+	fi
+fi
+
+# --- abifuzz ---------------------------------------------------------------
+# Random uverbs command sequences with random attributes and driver bytes
+# (tests/rdma/abifuzz.c, dray only): errnos only, and every object gone
+# with its context. DRAY_ABIFUZZ_OPS sets the commands per round.
+if want abifuzz; then
+	if [[ $kind != dray ]]; then
+		tap_skip "abifuzz" "dray's driver structures: dray only"
+	else
+		res0=$(rdma resource show "$DEV_A" 2>&1)
+		DRAY_TEST_DEV_A=$DEV_A timeout 1800 "$BIN/abifuzz" --rounds 8 \
+			--ops "${DRAY_ABIFUZZ_OPS:-2500}" >"$LOG/af.out" 2>&1
+		rc=$?
+		sed 's/^/# /' "$LOG/af.out" | head -n 20
+		report "abifuzz: random uverbs commands answered with results or errnos" "$rc" af
+		res1=$(rdma resource show "$DEV_A" 2>&1)
+		if [[ $res0 == "$res1" ]]; then
+			tap_ok "abifuzz: object counts unchanged ($res1)"
+		else
+			tap_fail "abifuzz: object counts unchanged" "before: $res0; after: $res1"
+		fi
 	fi
 fi
 
