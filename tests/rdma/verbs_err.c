@@ -1129,6 +1129,36 @@ TEST_F(dev, create_ah_bad_port)
 	ASSERT_NULL_ERRNO(EINVAL, ibv_create_ah(self->pd, &aa));
 }
 
+/*
+ * A flow label is 20 bits; the rest is ignored, as HCAs do (UCX asks for
+ * 0xffffffff). The AH is made; so is an RTR path with one.
+ */
+TEST_F(dev, flow_label_upper_bits_ignored)
+{
+	struct ibv_ah_attr aa = {
+		.is_global = 1,
+		.grh = {
+			.dgid = self->end.gid,
+			.sgid_index = (uint8_t)self->end.gid_index,
+			.hop_limit = 1,
+			.flow_label = 0xffffffff,
+		},
+		.port_num = RC_PORT,
+	};
+	struct ibv_qp *qp = qp_in(_metadata, self, IBV_QPS_INIT);
+	struct ibv_qp_attr a;
+	struct ibv_ah *ah;
+
+	ah = ibv_create_ah(self->pd, &aa);
+	ASSERT_NE(NULL, ah) TH_LOG("create_ah: %s", strerror(errno));
+	EXPECT_EQ(0, ibv_destroy_ah(ah));
+	rtr_attr(self, qp, &a);
+	a.ah_attr.grh.flow_label = 0xfff12345;
+	ASSERT_ERRNO(0, modify(qp, &a, RTR_MASK));
+	EXPECT_QP_STATE(IBV_QPS_RTR, qp);
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+}
+
 /* Two connected QPs: A (requester) on DEV_A, B (responder) on DEV_B */
 
 struct end {

@@ -54,11 +54,6 @@ int dray_path_from_ah_attr(struct dray_dev *dev,
 			    grh->sgid_index, grh->sgid_attr->gid_type);
 		return -EINVAL;
 	}
-	if (grh->flow_label & ~IB_GRH_FLOWLABEL_MASK) {
-		ddev_dbg_rl(dev, "flow_label %#x exceeds 20 bits\n",
-			    grh->flow_label);
-		return -EINVAL;
-	}
 
 	memset(path, 0, sizeof(*path));
 	memcpy(path->dmac, ah_attr->roce.dmac, sizeof(path->dmac));
@@ -66,7 +61,11 @@ int dray_path_from_ah_attr(struct dray_dev *dev,
 	path->hop_limit = grh->hop_limit;
 	memcpy(path->dgid, grh->dgid.raw, sizeof(path->dgid));
 	path->traffic_class = grh->traffic_class;
-	path->flow_label = grh->flow_label;
+	/*
+	 * The flow label is 20 bits; the rest is ignored, as HCAs do (UCX
+	 * asks for 0xffffffff: "any").
+	 */
+	path->flow_label = grh->flow_label & IB_GRH_FLOWLABEL_MASK;
 	if (path->flow_label)
 		path->udp_sport = rdma_flow_label_to_udp_sport(path->flow_label);
 	return 0;
