@@ -544,6 +544,14 @@ static enum resp_state resp_duplicate(struct resp_ctx *c)
 		    h->va < r->va || h->va - r->va > r->length ||
 		    h->dma_len > r->length - (h->va - r->va))
 			return RESP_DROP;
+		/*
+		 * It asks from one of the original's response packets on:
+		 * its address must be that packet's, so that its responses
+		 * keep the original's PSNs and end by its last one.
+		 */
+		if (h->va - r->va != (u64)dray_xp_span(r->psn, h->psn) *
+				     dray_xp_mtu(qp))
+			return RESP_DROP;
 		u64 va = h->va;
 
 		if (h->dma_len && dray_hw_rkey_check(c->hw, h->rkey, qp,
