@@ -22,13 +22,18 @@
  *   frames  repeated: ctl (1 byte, F_*), len (2 bytes), len bytes: the
  *           transport packet from the BTH to the pad (the harness adds
  *           IP/UDP from the QP's path and the ICRC), or with F_RAW the
- *           IP packet as is
+ *           IP packet as is; an F_RAW record of length 0 is a command of
+ *           software instead (ctl[6:4], CMD_*: DESTROY_MR, LOCAL_INV of
+ *           the window, MODIFY_QP to SQD and back, retry counts)
  *
  * Checked after every frame (abort() on violation, besides ASan/UBSan):
  *  - memory: bytes change only in an MR that may be written, inside its
  *    registered range; in the RDMA target MR only inside the range the
- *    packet's R_Key and address name (through the window if its key);
- *    the read-only, source and other-PD MRs never change;
+ *    packet's R_Key and address name (through the window if its key),
+ *    and then to the WRITE's payload or the atomic's result; the
+ *    read-only, source and other-PD MRs never change; a READ response
+ *    carries the bytes at its address; an MR destroyed is never touched
+ *    again (its pages are freed: AddressSanitizer);
  *  - transport state: PSNs and MSN within 24 bits, una <= psn <= max_psn
  *    with less than 2^23 in flight, head <= cur <= fetch with at most
  *    DRAY_XP_MAX_WQE outstanding, SQ/RQ indexes ordered, responder
@@ -135,6 +140,7 @@ static struct dray_hw_mr mrs[NR_MR], mw;
 static struct page mr_pages[NR_MR][MAX_PAGES];
 static u8 shadow[NR_MR][MAX_PAGES][PAGE_SIZE];
 static struct page *mr_page_ptrs[NR_MR][MAX_PAGES];
+static bool mr_gone[NR_MR];	/* destroyed (a command record) */
 static struct dray_wq_db sq_db, rq_db;
 static struct dray_cq_db cq_db;
 static u8 *sq_ring, *rq_ring;
@@ -192,16 +198,18 @@ static void mrs_init(void)
 			struct page *pg = &mr_pages[m][p];
 
 			if (!pg->addr) {
-				/* Each page its own allocation, once. */
+				/* Each page its own allocation. */
 				pg->addr = malloc(PAGE_SIZE);
 				FUZZ_ASSERT(pg->addr);
 			}
 			pg->refs = 1;	/* pinned */
+			pg->unpinned = false;
 			memset(pg->addr, 0x40 + m, PAGE_SIZE);
 			memcpy(shadow[m][p], pg->addr, PAGE_SIZE);
 			mr_page_ptrs[m][p] = pg;
 		}
 		mr->pages = mr_page_ptrs[m];
+		mr_gone[m] = false;
 		xa_store(&hw.engine.mrs, l->index, mr, 0);
 	}
 
@@ -425,6 +433,9 @@ struct allowed {
 	int	mr;		/* -1: none */
 	u64	lo, hi;
 	bool	recv;		/* MR_RECV may change anywhere in range */
+	const u8 *data;		/* WRITE: what [lo, hi) must hold if changed */
+	u8	atomic;		/* CmpSwap or FetchAdd at [lo, lo + 8) */
+	u64	swap_add, compare;
 };
 
 /* Offset in MR_RW of an RDMA access by R_Key @rkey at @va, or false. */
@@ -475,12 +486,16 @@ static struct allowed frame_allowed(const u8 *ip, u32 len, bool ipv6)
 			a.mr = MR_RW;
 			a.lo = off;
 			a.hi = off + pay;
+			a.data = ip + l4 + hlen;
 		}
 	} else if ((f & DRAY_OPF_REQ) && (f & DRAY_OPF_ATOMIC)) {
 		if (rw_offset(pkt.rkey, pkt.va, &off)) {
 			a.mr = MR_RW;
 			a.lo = off;
 			a.hi = off + 8;
+			a.atomic = pkt.opcode;
+			a.swap_add = pkt.swap_add;
+			a.compare = pkt.compare;
 		}
 	} else if (f & DRAY_OPF_RESP) {
 		a.recv = true;	/* READ response data, atomic result */
@@ -488,14 +503,66 @@ static struct allowed frame_allowed(const u8 *ip, u32 len, bool ipv6)
 	return a;
 }
 
+/* Byte @off of MR @m: as it is now, or (@was) as the shadow had it. */
+static u8 mr_byte(int m, u64 off, bool was)
+{
+	u64 pos = off + offset_in_page(mrs[m].iova);
+
+	return was ? shadow[m][pos / PAGE_SIZE][pos % PAGE_SIZE] :
+		     mr_pages[m][pos / PAGE_SIZE].addr[pos % PAGE_SIZE];
+}
+
+static u64 mr_u64(int m, u64 off, bool was)
+{
+	u64 v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | mr_byte(m, off + i, was);
+	return v;
+}
+
+/*
+ * What changed in the RDMA target is what the packet said: a WRITE's
+ * payload, all of it; an atomic's result from the value before.
+ */
+static void check_content(const struct allowed *a)
+{
+	bool changed = false;
+	u64 off, old, now;
+
+	if (a->mr < 0 || mr_gone[a->mr] || a->hi > mrs[a->mr].length)
+		return;
+	for (off = a->lo; off < a->hi; off++)
+		changed |= mr_byte(a->mr, off, false) != mr_byte(a->mr, off, true);
+	if (!changed)
+		return;
+	if (a->data) {
+		for (off = a->lo; off < a->hi; off++)
+			FUZZ_ASSERT(mr_byte(a->mr, off, false) ==
+				    a->data[off - a->lo]);
+		return;
+	}
+	old = mr_u64(a->mr, a->lo, true);
+	now = mr_u64(a->mr, a->lo, false);
+	if (a->atomic == DRAY_OP_CMP_SWAP)
+		FUZZ_ASSERT(old == a->compare && now == a->swap_add);
+	else
+		FUZZ_ASSERT(now == old + a->swap_add);
+}
+
 /* Compare every MR page with its shadow; then update the shadow. */
 static void check_memory(const struct allowed *a)
 {
 	int m, p, b;
 
+	check_content(a);
 	for (m = 0; m < NR_MR; m++) {
 		const struct dray_hw_mr *mr = &mrs[m];
 		u64 start = offset_in_page(mr->iova);
+
+		if (mr_gone[m])
+			continue;
 
 		for (p = 0; p < (int)mr->n_pages; p++) {
 			u8 *now = mr_pages[m][p].addr, *was = shadow[m][p];
@@ -542,7 +609,7 @@ static void check_state(void)
 
 	if (qp.xp.err || qp.state == DRAY_QPS_ERR)
 		return;
-	FUZZ_ASSERT(qp.state == DRAY_QPS_RTS);
+	FUZZ_ASSERT(qp.state == DRAY_QPS_RTS || qp.state == DRAY_QPS_SQD);
 
 	FUZZ_ASSERT(rs->epsn <= DRAY_PSN_MASK && rs->ack_psn <= DRAY_PSN_MASK);
 	FUZZ_ASSERT(rs->msn <= DRAY_AETH_MSN_MASK);
@@ -620,6 +687,37 @@ static void cq_consume(void)
 	cq_db.consumer = cpu_to_le32(cq_ci);
 }
 
+/*
+ * A READ response carries the memory its request named: the bytes of the
+ * MR (or the window's part of MR_RW) at the address of its packet.
+ */
+static void check_read_data(const struct dray_pkt *pkt, const u8 *pay,
+			    u32 len)
+{
+	const struct dray_xp_resp *rs = &qp.xp.resp;
+	u32 mtu = dray_mtu_bytes(qp.path_mtu), i;
+	const struct dray_xp_res *r = NULL;
+	int m = MR_RW;
+	u64 va, off;
+
+	for (i = 0; i < DRAY_XP_MAX_RES; i++)
+		if (rs->res[i].type == DRAY_XP_RES_READ && rs->res[i].pending &&
+		    dray_psn_add(rs->res[i].tx_psn, rs->res[i].tx_pkt) ==
+		    pkt->psn)
+			r = &rs->res[i];
+	FUZZ_ASSERT(r);
+	va = r->tx_va + (u64)r->tx_pkt * mtu;
+	if (r->rkey == mrs[MR_RO].key && !mr_gone[MR_RO]) {
+		m = MR_RO;
+		off = va - mrs[MR_RO].iova;
+	} else {
+		FUZZ_ASSERT(!mr_gone[MR_RW] && rw_offset(r->rkey, va, &off));
+	}
+	FUZZ_ASSERT(off + len <= mrs[m].length);
+	for (i = 0; i < len; i++)
+		FUZZ_ASSERT(pay[i] == mr_byte(m, off + i, false));
+}
+
 /* Every frame the NIC transmits. */
 static void tx_check(struct sk_buff *skb)
 {
@@ -678,6 +776,8 @@ static void tx_check(struct sk_buff *skb)
 			FUZZ_ASSERT(pkt.msn == qp.xp.resp.msn);
 		if (f & (DRAY_OPF_READ | DRAY_OPF_ATOMIC))
 			FUZZ_ASSERT(dray_psn_cmp(pkt.psn, qp.xp.resp.epsn) < 0);
+		if (f & DRAY_OPF_READ)
+			check_read_data(&pkt, ip + l4 + hlen, pay);
 	}
 }
 
@@ -710,6 +810,95 @@ static void engine_qp(bool timer, bool late)
 	if (dray_xport_want_run(&qp))
 		dray_xport_send(&hw, &qp);
 	dray_hw_sq_publish(&hw, &qp);
+	if (qp.state == DRAY_QPS_SQD && qp.sq_draining &&
+	    dray_xport_sq_idle(&qp)) {
+		qp.sq_draining = false;
+		dray_hw_qp_event(&hw, &qp, DRAY_EQE_SQ_DRAINED);
+	}
+}
+
+/* --- what software does meanwhile: command records ---------------------- */
+
+/*
+ * DESTROY_MR as dev_mem.c does it: refused while windows are bound;
+ * unpublished under engine.lock (which the harness holds), then the pages
+ * unpinned and the MR freed. Here the MR is poisoned and a page whose last
+ * reference goes is freed: whatever still used either would fault.
+ */
+static void cmd_destroy_mr(int m)
+{
+	struct dray_hw_mr *mr = &mrs[m];
+	u32 p;
+
+	if (mr_gone[m] || mr->windows)
+		return;
+	FUZZ_ASSERT(xa_erase(&hw.engine.mrs, mr_layout[m].index) == mr);
+	for (p = 0; p < mr->n_pages; p++) {
+		mr_pages[m][p].unpinned = true;
+		put_page(&mr_pages[m][p]);
+	}
+	mr_gone[m] = true;
+	memset(mr, 0xdb, sizeof(*mr));
+	mr->n_pages = 0;
+}
+
+/* Command records: a zero-length F_RAW record, the command in ctl[6:4]. */
+enum {
+	CMD_DESTROY_RO,		/* DESTROY_MR of MR_RO */
+	CMD_DESTROY_RECV,	/* ... of MR_RECV, the receive buffers */
+	CMD_DESTROY_SRC,	/* ... of MR_SRC, the send buffers */
+	CMD_INVALIDATE_MW,	/* LOCAL_INV of the window (BUSY no more) */
+	CMD_DESTROY_RW,		/* DESTROY_MR of MR_RW (BUSY with a window) */
+	CMD_SQD,		/* MODIFY_QP to SQD */
+	CMD_RTS,		/* MODIFY_QP back to RTS */
+	CMD_RETRY,		/* MODIFY_QP in RTS/SQD: retry counts */
+};
+
+static void command(u8 cmd)
+{
+	u8 state = qp.state;
+
+	TRACE("command %u\n", cmd);
+	switch (cmd) {
+	case CMD_DESTROY_RO:
+		cmd_destroy_mr(MR_RO);
+		break;
+	case CMD_DESTROY_RECV:
+		cmd_destroy_mr(MR_RECV);
+		break;
+	case CMD_DESTROY_SRC:
+		cmd_destroy_mr(MR_SRC);
+		break;
+	case CMD_INVALIDATE_MW:
+		if (!dray_hw_key_invalidate(&hw, &qp, MW_KEY, false))
+			FUZZ_ASSERT(!mrs[MR_RW].windows);
+		break;
+	case CMD_DESTROY_RW:
+		cmd_destroy_mr(MR_RW);
+		break;
+	case CMD_SQD:
+		if (state != DRAY_QPS_RTS)
+			break;
+		qp.state = DRAY_QPS_SQD;
+		qp.sq_draining = true;
+		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_STATE, state);
+		break;
+	case CMD_RTS:
+		if (state != DRAY_QPS_SQD)
+			break;
+		qp.state = DRAY_QPS_RTS;
+		qp.sq_draining = false;
+		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_STATE, state);
+		break;
+	case CMD_RETRY:
+		if (state != DRAY_QPS_RTS && state != DRAY_QPS_SQD)
+			break;
+		qp.retry_cnt = (qp.retry_cnt + 1) & 7;
+		qp.rnr_retry = (qp.rnr_retry + 3) & 7;
+		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_RETRY_CNT |
+				  DRAY_QP_ATTR_RNR_RETRY, state);
+		break;
+	}
 }
 
 /* --- frames from the peer --------------------------------------------------- */
@@ -761,6 +950,13 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	const u8 *ip;
 	u32 iplen;
 
+	if ((ctl & F_RAW) && !len) {
+		command((ctl >> 4) & 7);
+		engine_qp(false, false);
+		check_memory(&(struct allowed){ .mr = -1 });
+		check_state();
+		return;
+	}
 	if (ctl & F_RAW) {
 		ip = body;
 		iplen = len;

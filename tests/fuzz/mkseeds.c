@@ -35,8 +35,18 @@
 #define RQ_PSN		0x00abcd
 #define SQ_PSN		0xfffff0	/* wraps during the longer seeds */
 
+#define F_RAW		0x01
 #define F_TIMER		0x10
 #define F_POST_RQ	0x20
+#define F_NOMEM		0x40
+/* fuzz_xport.c's command records (CMD_*). */
+#define CMD_DESTROY_RO		0
+#define CMD_DESTROY_RECV	1
+#define CMD_INVALIDATE_MW	3
+#define CMD_DESTROY_RW		4
+#define CMD_SQD			5
+#define CMD_RTS			6
+#define CMD_RETRY		7
 
 struct seed {
 	u8	buf[16384];
@@ -104,6 +114,13 @@ static void cfg(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
 	put16(s, 0x123);		/* MR_RW's iova in its page */
 	put32(s, RQ_PSN);
 	put32(s, SQ_PSN);
+}
+
+/* A command record: what software does between two frames. */
+static void cmd(struct seed *s, u8 c)
+{
+	put8(s, F_RAW | c << 4);
+	put16(s, 0);
 }
 
 /* One frame record: BTH and extended headers, payload, pad. */
@@ -263,6 +280,29 @@ static void resp_seeds(void)
 		rdma(&s, 0, DRAY_OP_READ_REQUEST, psn, KEY_RW, IOVA_RW, 8, 0);
 	save("fuzz_resp", "read-depth", &s);
 
+	s.len = 0;	/* READ responses held up, the MR destroyed meanwhile */
+	cfg(&s, 0, 4, 8, 14);
+	rdma(&s, F_NOMEM, DRAY_OP_READ_REQUEST, RQ_PSN, KEY_RO, IOVA_RO, 3000,
+	     0);
+	cmd(&s, CMD_DESTROY_RO);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 3, 10, true);
+	save("fuzz_resp", "destroy-read", &s);
+
+	s.len = 0;	/* receive buffers destroyed inside a SEND */
+	cfg(&s, 0, 4, 8, 14);
+	req(&s, 0, DRAY_OP_SEND_FIRST, RQ_PSN, MTU, false);
+	cmd(&s, CMD_DESTROY_RECV);
+	req(&s, 0, DRAY_OP_SEND_LAST, RQ_PSN + 1, 10, true);
+	save("fuzz_resp", "destroy-recv", &s);
+
+	s.len = 0;	/* window invalidated, its MR destroyed, then used */
+	cfg(&s, 0, 4, 8, 14);
+	rdma(&s, 0, DRAY_OP_WRITE_FIRST, RQ_PSN, KEY_RW, IOVA_RW, 2 * MTU, MTU);
+	cmd(&s, CMD_INVALIDATE_MW);
+	cmd(&s, CMD_DESTROY_RW);
+	req(&s, 0, DRAY_OP_WRITE_LAST, RQ_PSN + 1, MTU, true);
+	save("fuzz_resp", "destroy-rw", &s);
+
 	s.len = 0;	/* IPv6 path, SEND then WRITE */
 	cfg(&s, 0x01, 4, 8, 14);
 	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 33, false);
@@ -382,6 +422,18 @@ static void comp_seeds(void)
 	read_resp(&s, DRAY_OP_READ_RESP_LAST, dray_psn_add(P, 1), MTU);
 	read_resp(&s, DRAY_OP_READ_RESP_ONLY, dray_psn_add(P, 2), 8);
 	save("fuzz_comp", "read-lost", &s);
+
+	s.len = 0;	/* SQD while a WRITE is out: drained by its ACK */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_WRITE, DRAY_WQE_F_SIGNALED, 2000, 1);
+	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 10, 1);
+	cmd(&s, CMD_SQD);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 1), 1);
+	cmd(&s, CMD_RETRY);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 2), 2);
+	cmd(&s, CMD_RTS);
+	save("fuzz_comp", "sqd", &s);
 
 	s.len = 0;	/* inline SEND, fenced READ, SEND with invalidate */
 	cfg(&s, 0x02, 4, 8, 14);

@@ -238,14 +238,16 @@ static inline unsigned long nsecs_to_jiffies(u64 ns)
 #define PAGE_KERNEL		0
 
 /*
- * A page: the harness allocates each page's 4 KiB on its own. refs > 0
- * for pages that may be held (the MRs' pages); frag pages are refcounted
- * like the MR pages so that the shim can tell a leak.
+ * A page: the harness allocates each page's 4 KiB on its own. An MR's
+ * pages hold one reference while it is registered (the pin); frames hold
+ * more (zero copy). Pages of netdev_alloc_frag() are counted the same
+ * way, so that a leak or a reference dropped twice shows.
  */
 struct page {
 	u8	*addr;
 	int	refs;
 	bool	compound;
+	bool	unpinned;	/* an MR page whose MR is gone: free at 0 */
 };
 
 static inline void *kmap_local_page(struct page *p)
