@@ -706,6 +706,8 @@ static void check_read_data(const struct dray_pkt *pkt, const u8 *pay,
 		    pkt->psn)
 			r = &rs->res[i];
 	FUZZ_ASSERT(r);
+	if (!len)
+		return;		/* a zero-length READ names no memory */
 	va = r->tx_va + (u64)r->tx_pkt * mtu;
 	if (r->rkey == mrs[MR_RO].key && !mr_gone[MR_RO]) {
 		m = MR_RO;
