@@ -18,17 +18,12 @@ set -uo pipefail
 
 out=/tmp/capture.pcap
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+# shellcheck source=tests/lib.sh
+. "$repo/tests/lib.sh"
 eval "$("$repo/scripts/rdma-env.sh")"
 
-"$repo/scripts/vm/veth-pair.sh" || exit 1
-modprobe dray
-rdma link add dray0 type dray netdev veth0
-rdma link add dray1 type dray netdev veth1
-gid=1
-for _ in $(seq 100); do
-	[[ $(cat /sys/class/infiniband/dray0/ports/1/gids/$gid) == *ffff:0a00:0001 ]] && break
-	sleep 0.1
-done
+veth_up && rdma_up dray || exit 1
+ll=$(gid_ll dray0) || ll=0
 
 tcpdump -i veth0 -s 0 -U -w "$out.tmp" udp dst port 4791 >/tmp/tcpdump.log 2>&1 &
 tpid=$!
@@ -40,10 +35,10 @@ done
 rc=0
 timeout 300 "$repo/build/rdma/integrity" --quiet --dev-a dray0 --dev-b dray1 \
 	--cover --iters 60 --max-size 6k --max-sge 2 || rc=1
-timeout 60 ibv_ud_pingpong -d dray1 -g 0 -n 3 -s 512 >/tmp/pp.srv 2>&1 &
+timeout 60 ibv_ud_pingpong -d dray1 -g "$ll" -n 3 -s 512 >/tmp/pp.srv 2>&1 &
 spid=$!
 sleep 1
-timeout 60 ibv_ud_pingpong -d dray0 -g 0 -n 3 -s 512 10.0.0.2 >/tmp/pp.cli 2>&1 || rc=1
+timeout 60 ibv_ud_pingpong -d dray0 -g "$ll" -n 3 -s 512 10.0.0.2 >/tmp/pp.cli 2>&1 || rc=1
 wait "$spid" || rc=1
 
 sleep 1

@@ -35,14 +35,8 @@
 #include "dev_wire.c"
 #include "dev_icrc.c"
 
-#define FUZZ_ASSERT(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "fuzz_wire: %s:%d: invariant failed: %s\n", \
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
+#include "fuzz_assert.h"
+
 
 #define FRAME_MAX	(DRAY_IPV6_HLEN + DRAY_UDP_HLEN + 9000)
 #define MSG_MAX		BIT(31)		/* DRAY_HW_MAX_MSG */

@@ -863,33 +863,24 @@ static void command(u8 cmd)
 	TRACE("command %u\n", cmd);
 	switch (cmd) {
 	case CMD_DESTROY_RO:
-		cmd_destroy_mr(MR_RO);
-		break;
 	case CMD_DESTROY_RECV:
-		cmd_destroy_mr(MR_RECV);
-		break;
 	case CMD_DESTROY_SRC:
-		cmd_destroy_mr(MR_SRC);
+	case CMD_DESTROY_RW:
+		cmd_destroy_mr(cmd == CMD_DESTROY_RO ? MR_RO :
+			       cmd == CMD_DESTROY_RECV ? MR_RECV :
+			       cmd == CMD_DESTROY_SRC ? MR_SRC : MR_RW);
 		break;
 	case CMD_INVALIDATE_MW:
 		if (!dray_hw_key_invalidate(&hw, &qp, MW_KEY, false))
-			FUZZ_ASSERT(!mrs[MR_RW].windows);
-		break;
-	case CMD_DESTROY_RW:
-		cmd_destroy_mr(MR_RW);
+			FUZZ_ASSERT(mr_gone[MR_RW] || !mrs[MR_RW].windows);
 		break;
 	case CMD_SQD:
-		if (state != DRAY_QPS_RTS)
-			break;
-		qp.state = DRAY_QPS_SQD;
-		qp.sq_draining = true;
-		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_STATE, state);
-		break;
 	case CMD_RTS:
-		if (state != DRAY_QPS_SQD)
+		/* RTS -> SQD starts draining (dev_qp.c); SQD -> RTS resumes. */
+		if (state != (cmd == CMD_SQD ? DRAY_QPS_RTS : DRAY_QPS_SQD))
 			break;
-		qp.state = DRAY_QPS_RTS;
-		qp.sq_draining = false;
+		qp.state = cmd == CMD_SQD ? DRAY_QPS_SQD : DRAY_QPS_RTS;
+		qp.sq_draining = cmd == CMD_SQD;
 		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_STATE, state);
 		break;
 	case CMD_RETRY:

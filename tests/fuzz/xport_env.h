@@ -10,17 +10,9 @@
 #define DRAY_FUZZ_XPORT_ENV_H
 
 #include "fuzz_kernel.h"
+#include "fuzz_assert.h"
 
 struct dray_hw;
-
-#define FUZZ_ASSERT(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: invariant failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
 
 /* Set by the target: make alloc_skb() and netdev_alloc_frag() fail. */
 extern bool fuzz_fail_alloc;

@@ -24,6 +24,8 @@
 #define DRAY_FUZZ_KERNEL_H
 
 #include <linux/types.h>	/* kinc/linux/types.h: __u8 ... and u8 ... */
+/* What the unit tests shim already: byte order, BIT(), crc32_le() ... */
+#include "../../unit/kshim.h"
 #include <linux/build_bug.h>	/* static_assert() */
 
 #include <endian.h>
@@ -39,7 +41,6 @@
 
 /* --- compiler, bits, arithmetic ------------------------------------------ */
 
-#define __packed		__attribute__((packed))
 #define __acquires(x)
 #define __releases(x)
 #define fallthrough		__attribute__((__fallthrough__))
@@ -54,13 +55,11 @@
 #define cond_resched()		do { } while (0)
 #define might_sleep()		do { } while (0)
 
-#define BIT(n)			(1UL << (n))
 #define BIT_ULL(n)		(1ULL << (n))
 #define GENMASK(h, l)		((~0UL >> (63 - (h))) & (~0UL << (l)))
 #define GENMASK_ULL(h, l)	((~0ULL >> (63 - (h))) & (~0ULL << (l)))
 #define FIELD_PREP(m, v)	(((typeof(m))(v) << __builtin_ctzll(m)) & (m))
 #define FIELD_GET(m, v)		((typeof(m))(((v) & (m)) >> __builtin_ctzll(m)))
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define IS_ALIGNED(x, a)	(((x) & ((typeof(x))(a) - 1)) == 0)
 #define U64_MAX			UINT64_MAX
@@ -75,17 +74,9 @@
 #define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
 
-#define cpu_to_be16(x)		((__be16)htobe16(x))
-#define cpu_to_be32(x)		((__be32)htobe32(x))
-#define cpu_to_be64(x)		((__be64)htobe64(x))
-#define be16_to_cpu(x)		be16toh((uint16_t)(x))
-#define be32_to_cpu(x)		be32toh((uint32_t)(x))
-#define be64_to_cpu(x)		be64toh((uint64_t)(x))
 #define cpu_to_le16(x)		((__le16)htole16(x))
-#define cpu_to_le32(x)		((__le32)htole32(x))
 #define cpu_to_le64(x)		((__le64)htole64(x))
 #define le16_to_cpu(x)		le16toh((uint16_t)(x))
-#define le32_to_cpu(x)		le32toh((uint32_t)(x))
 #define le64_to_cpu(x)		le64toh((uint64_t)(x))
 #define htons(x)		cpu_to_be16(x)
 #define ntohs(x)		be16_to_cpu(x)
@@ -106,29 +97,6 @@ static inline void *memchr_inv(const void *p, int c, size_t n)
 		if (b[i] != (u8)c)
 			return (void *)(b + i);
 	return NULL;
-}
-
-/* crc32_le() as lib/crc32.c defines it (no pre- or post-inversion). */
-static inline u32 crc32_le(u32 crc, const unsigned char *p, size_t len)
-{
-	static u32 table[256];
-	static bool ready;
-	size_t i;
-
-	if (!ready) {
-		for (i = 0; i < 256; i++) {
-			u32 c = i;
-			int k;
-
-			for (k = 0; k < 8; k++)
-				c = (c >> 1) ^ (c & 1 ? 0xedb88320U : 0);
-			table[i] = c;
-		}
-		ready = true;
-	}
-	for (i = 0; i < len; i++)
-		crc = (crc >> 8) ^ table[(crc ^ p[i]) & 0xff];
-	return crc;
 }
 
 /* --- printing: compiled (format checked), not printed -------------------- */
