@@ -42,8 +42,9 @@
  *    path, a known RC opcode for the peer's QP, payload and pad within
  *    the path MTU, a correct ICRC, requests at the requester's PSN and
  *    responses never ahead of the responder's ePSN;
- *  - every CQE: this QP, a known opcode and status, a RECV never longer
- *    than its WQE;
+ *  - every CQE: this QP, a known opcode and status, receive completions
+ *    in order, a RECV never longer than its WQE, a malformed receive WQE
+ *    the responder took completing with LOC_QP_OP_ERR;
  *  - engine.lock held wherever the transport asserts it; after the input,
  *    no sk_buff or fragment page leaked and the MR pages' references
  *    back to one.
@@ -130,7 +131,9 @@ struct cfg {
 #define CFG_IPV6	0x01	/* the path is IPv6 */
 #define CFG_SIG_ALL	0x02	/* DRAY_QP_F_SQ_SIG_ALL */
 #define CFG_LAZY_CQ	0x04	/* consume CQEs every 8 frames only */
-#define CFG_BAD_RQ_KEY	0x08	/* the last receive WQE has a bad lkey */
+#define CFG_BAD_RQ_KEY	0x08	/* every 4th receive WQE has a bad lkey */
+#define CFG_BAD_RQ_WQE	0x10	/* every 4th receive WQE is malformed */
+#define CFG_RTR		0x20	/* the QP stays in RTR (responder only) */
 
 static struct dray_hw hw;
 static struct net_device ndev = { .name = "fuzz0" };
@@ -148,6 +151,8 @@ static struct dray_cqe *cq_ring;
 static struct cfg cfg;
 static u32 cq_ci, rq_next_len, sq_cqe_next, rq_cqe_next;
 static u64 rq_posted_len[RQ_DEPTH];	/* capacity of each receive WQE */
+static bool rq_bad[RQ_DEPTH];		/* posted malformed (CFG_BAD_RQ_WQE) */
+static bool rq_bad_taken[RQ_DEPTH];	/* ... and taken by the responder */
 
 /* FUZZ_TRACE=1 in the environment: what each input does, on stderr. */
 static bool trace;
@@ -261,6 +266,11 @@ static void rq_post(void)
 	}
 	if ((cfg.flags & CFG_BAD_RQ_KEY) && index % 4 == 3)
 		sge[0].lkey = cpu_to_le32(mrs[MR_RO].key);
+	/* More SGEs than the stride holds: dray_hw_rq_fetch() refuses it. */
+	rq_bad[index % RQ_DEPTH] = (cfg.flags & CFG_BAD_RQ_WQE) && index % 4 == 2;
+	rq_bad_taken[index % RQ_DEPTH] = false;
+	if (rq_bad[index % RQ_DEPTH])
+		h->num_sge = 4;
 	rq_posted_len[index % RQ_DEPTH] = total;
 	rq_db.producer = cpu_to_le32(index + 1);
 }
@@ -415,11 +425,13 @@ static void setup(void)
 			  DRAY_QP_ATTR_PATH_MTU | DRAY_QP_ATTR_DEST_QPN |
 			  DRAY_QP_ATTR_RQ_PSN | DRAY_QP_ATTR_MAX_DEST_RD_ATOMIC |
 			  DRAY_QP_ATTR_MIN_RNR_TIMER, DRAY_QPS_INIT);
-	qp.state = DRAY_QPS_RTS;
-	dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_STATE | DRAY_QP_ATTR_SQ_PSN |
-			  DRAY_QP_ATTR_TIMEOUT | DRAY_QP_ATTR_RETRY_CNT |
-			  DRAY_QP_ATTR_RNR_RETRY | DRAY_QP_ATTR_MAX_QP_RD_ATOMIC,
-			  DRAY_QPS_RTR);
+	if (!(cfg.flags & CFG_RTR)) {
+		qp.state = DRAY_QPS_RTS;
+		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_STATE |
+				  DRAY_QP_ATTR_SQ_PSN | DRAY_QP_ATTR_TIMEOUT |
+				  DRAY_QP_ATTR_RETRY_CNT | DRAY_QP_ATTR_RNR_RETRY |
+				  DRAY_QP_ATTR_MAX_QP_RD_ATOMIC, DRAY_QPS_RTR);
+	}
 
 	rq_next_len = 0;
 	for (i = 0; i < cfg.rq_wqes % (RQ_DEPTH + 1); i++)
@@ -609,7 +621,8 @@ static void check_state(void)
 
 	if (qp.xp.err || qp.state == DRAY_QPS_ERR)
 		return;
-	FUZZ_ASSERT(qp.state == DRAY_QPS_RTS || qp.state == DRAY_QPS_SQD);
+	FUZZ_ASSERT(qp.state == DRAY_QPS_RTS || qp.state == DRAY_QPS_SQD ||
+		    (qp.state == DRAY_QPS_RTR && (cfg.flags & CFG_RTR)));
 
 	FUZZ_ASSERT(rs->epsn <= DRAY_PSN_MASK && rs->ack_psn <= DRAY_PSN_MASK);
 	FUZZ_ASSERT(rs->msn <= DRAY_AETH_MSN_MASK);
@@ -673,6 +686,9 @@ static void cq_consume(void)
 				    c->opcode == DRAY_CQE_RECV_RDMA_IMM);
 			FUZZ_ASSERT(idx == rq_cqe_next);
 			rq_cqe_next++;
+			/* A malformed WQE taken completes with the error. */
+			if (rq_bad_taken[idx % RQ_DEPTH])
+				FUZZ_ASSERT(c->status == DRAY_CQE_ST_LOC_QP_OP_ERR);
 			if (c->status == DRAY_CQE_ST_SUCCESS &&
 			    c->opcode == DRAY_CQE_RECV)
 				FUZZ_ASSERT(le32_to_cpu(c->byte_len) <=
@@ -941,7 +957,7 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	struct allowed a;
 	struct sk_buff *skb;
 	const u8 *ip;
-	u32 iplen;
+	u32 iplen, taken;
 
 	if ((ctl & F_RAW) && !len) {
 		command((ctl >> 4) & 7);
@@ -968,7 +984,11 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	fuzz_fail_alloc = ctl & F_NOMEM;
 	TRACE("rx ctl %#x len %u: %s\n", ctl, iplen,
 	      iplen > 28 ? dray_opcodes[ip[ipv6 ? 48 : 28]].name ?: "?" : "-");
+	taken = qp.rq.fetched;
 	dray_xport_rx(&hw, skb);
+	for (; taken != qp.rq.fetched; taken++)
+		if (rq_bad[taken % RQ_DEPTH])
+			rq_bad_taken[taken % RQ_DEPTH] = true;
 	engine_qp(ctl & F_TIMER, ctl & F_LATE);
 	fuzz_fail_alloc = false;
 	check_memory(&a);
