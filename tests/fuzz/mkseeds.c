@@ -303,6 +303,12 @@ static void resp_seeds(void)
 	req(&s, 0, DRAY_OP_WRITE_LAST, RQ_PSN + 1, MTU, true);
 	save("fuzz_resp", "destroy-rw", &s);
 
+	s.len = 0;	/* in RTR (COMM_EST); receive WQEs malformed, bad lkey */
+	cfg(&s, 0x20 | 0x10 | 0x08, 4, 8, 14);
+	for (psn = RQ_PSN; psn < RQ_PSN + 4; psn++)
+		req(&s, 0, DRAY_OP_SEND_ONLY, psn, 20, true);
+	save("fuzz_resp", "rtr-bad-rwqe", &s);
+
 	s.len = 0;	/* IPv6 path, SEND then WRITE */
 	cfg(&s, 0x01, 4, 8, 14);
 	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 33, false);

@@ -197,11 +197,12 @@ static enum resp_state resp_check_resource(struct resp_ctx *c)
 		if (ret) {
 			/*
 			 * Class A: a malformed receive WQE (or an SRQ in
-			 * error, -EIO: none taken). A malformed SRQ WQE
-			 * completes with the error, naming its tag.
+			 * error, -EIO: none taken). The malformed WQE was
+			 * taken: it completes with the error, naming its
+			 * index (its tag on an SRQ), not with a flush.
 			 */
 			c->status = DRAY_CQE_ST_LOC_QP_OP_ERR;
-			if (ret == -EINVAL && c->qp->srq)
+			if (ret == -EINVAL)
 				rs->rwqe_valid = true;
 			return RESP_ERR_OP;
 		}
