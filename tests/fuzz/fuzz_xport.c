@@ -23,8 +23,9 @@
  *           transport packet from the BTH to the pad (the harness adds
  *           IP/UDP from the QP's path and the ICRC), or with F_RAW the
  *           IP packet as is; an F_RAW record of length 0 is a command of
- *           software instead (ctl[6:4], CMD_*: DESTROY_MR, LOCAL_INV of
- *           the window, MODIFY_QP to SQD and back, retry counts)
+ *           software instead (ctl[7:4], CMD_*: DESTROY_MR, LOCAL_INV of
+ *           the window, MODIFY_QP to SQD and back, retry counts, to ERR;
+ *           a send WQE rewritten while outstanding)
  *
  * Checked after every frame (abort() on violation, besides ASan/UBSan):
  *  - memory: bytes change only in an MR that may be written, inside its
@@ -860,7 +861,7 @@ static void cmd_destroy_mr(int m)
 	mr->n_pages = 0;
 }
 
-/* Command records: a zero-length F_RAW record, the command in ctl[6:4]. */
+/* Command records: a zero-length F_RAW record, the command in ctl[7:4]. */
 enum {
 	CMD_DESTROY_RO,		/* DESTROY_MR of MR_RO */
 	CMD_DESTROY_RECV,	/* ... of MR_RECV, the receive buffers */
@@ -870,6 +871,8 @@ enum {
 	CMD_SQD,		/* MODIFY_QP to SQD */
 	CMD_RTS,		/* MODIFY_QP back to RTS */
 	CMD_RETRY,		/* MODIFY_QP in RTS/SQD: retry counts */
+	CMD_REWRITE_SQ,		/* software rewrites the oldest send WQE */
+	CMD_ERR,		/* MODIFY_QP to ERR */
 };
 
 static void command(u8 cmd)
@@ -906,6 +909,19 @@ static void command(u8 cmd)
 		qp.rnr_retry = (qp.rnr_retry + 3) & 7;
 		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_RETRY_CNT |
 				  DRAY_QP_ATTR_RNR_RETRY, state);
+		break;
+	case CMD_REWRITE_SQ: {
+		/* Against the rules (dray_queue.h), but a process may. */
+		struct dray_sq_wqe *w = wq_slot(sq_ring, qp.sq.completed,
+						SQ_DEPTH, SQ_LOG_STRIDE);
+
+		w->opcode ^= 1;
+		w->length = cpu_to_le32(le32_to_cpu(w->length) + 1);
+		break;
+	}
+	case CMD_ERR:
+		/* dev_qp.c's qp_set_state(): asked for by software. */
+		dray_hw_qp_error(&hw, &qp, 0, DRAY_VERR_NONE);
 		break;
 	}
 }
@@ -960,7 +976,7 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	u32 iplen, taken;
 
 	if ((ctl & F_RAW) && !len) {
-		command((ctl >> 4) & 7);
+		command(ctl >> 4);
 		engine_qp(false, false);
 		check_memory(&(struct allowed){ .mr = -1 });
 		check_state();

@@ -47,6 +47,8 @@
 #define CMD_SQD			5
 #define CMD_RTS			6
 #define CMD_RETRY		7
+#define CMD_REWRITE_SQ		8
+#define CMD_ERR			9
 
 struct seed {
 	u8	buf[16384];
@@ -440,6 +442,25 @@ static void comp_seeds(void)
 	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 2), 2);
 	cmd(&s, CMD_RTS);
 	save("fuzz_comp", "sqd", &s);
+
+	s.len = 0;	/* a WQE rewritten while outstanding, then a NAK */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 2048, 1);
+	wqe(&s, DRAY_WQE_RDMA_WRITE, DRAY_WQE_F_SIGNALED, 100, 1);
+	cmd(&s, CMD_REWRITE_SQ);
+	read_resp(&s, DRAY_OP_READ_RESP_FIRST, P, MTU);
+	ack(&s, 0, DRAY_AETH_NAK | DRAY_NAK_PSN_SEQ, dray_psn_add(P, 1), 0);
+	save("fuzz_comp", "rewrite-wqe", &s);
+
+	s.len = 0;	/* software moves the QP to ERR with a READ out */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 1);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 2048, 1);
+	read_resp(&s, DRAY_OP_READ_RESP_FIRST, P, MTU);
+	cmd(&s, CMD_ERR);
+	read_resp(&s, DRAY_OP_READ_RESP_LAST, dray_psn_add(P, 1), MTU);
+	save("fuzz_comp", "to-err", &s);
 
 	s.len = 0;	/* inline SEND, fenced READ, SEND with invalidate */
 	cfg(&s, 0x02, 4, 8, 14);
