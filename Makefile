@@ -5,6 +5,7 @@
 #   make module        dray.ko only (W=1 and C=1 work as in the kernel)
 #   make provider      rdma-core 56.1 with providers/dray, tools and pyverbs
 #   make unit          user-space unit tests
+#   make fuzz          the libFuzzer targets (tests/fuzz), FUZZ_TIME s each
 #   make selftests     kernel selftests (run inside the VM)
 #   make check         checkpatch --strict, W=1 and sparse builds
 #   make demo          the main job: build, boot, create dray0, ibv_devinfo
@@ -31,7 +32,7 @@ KSRC := Kbuild drivers include
 # The kernel-verbs test module, built the same way from build/ktest.
 KTEST := $(BUILD)/ktest
 
-.PHONY: all module kmod ktest-mod provider unit selftests check demo test smoke \
+.PHONY: all module kmod ktest-mod provider unit fuzz selftests check demo test smoke \
 	kverbs interop cm storage pyverbs debug debug-kernel debug-module clean
 
 all: module provider
@@ -57,6 +58,9 @@ provider:
 
 unit:
 	$(MAKE) -C tests/unit
+
+fuzz:
+	$(MAKE) -C tests/fuzz run
 
 selftests: provider
 	$(MAKE) -C tests/selftests
@@ -106,5 +110,6 @@ pyverbs: module provider
 clean:
 	rm -rf $(KMOD) $(KTEST) $(BUILD)/dray.ko $(BUILD)/debug
 	-$(MAKE) -C tests/unit clean
+	-$(MAKE) -C tests/fuzz clean
 	-$(MAKE) -C tests/selftests clean
 	-$(MAKE) -C tests/interop clean

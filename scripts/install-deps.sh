@@ -90,7 +90,7 @@ packages() {
 	kver=$("$here/kver.sh")
 	echo qemu-system-x86 busybox-static kmod cpio xz-utils sparse \
 		"linux-headers-$kver" linux-source-6.1 \
-		gcc make cmake ninja-build pkg-config \
+		gcc make cmake ninja-build pkg-config clang-14 libclang-rt-14-dev \
 		libnl-3-dev libnl-route-3-dev libudev-dev python3-dev cython3 \
 		iproute2 ethtool perftest dpkg-dev \
 		ibverbs-utils rdmacm-utils python3-pyverbs libibverbs-dev \

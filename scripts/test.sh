@@ -2,7 +2,9 @@
 # Run every dray test and print one closing line "N passed, N failed, N skipped".
 #
 #   1. static checks: checkpatch --strict, W=1 and sparse builds (scripts/check.sh)
-#   2. user-space unit tests (tests/unit)
+#   2. user-space unit tests (tests/unit), then the libFuzzer targets of
+#      tests/fuzz (frame parser, responder, completer: regressions and
+#      seed corpus replayed, then 60 s of fuzzing each)
 #   3. kernel selftests inside the test VM against the real module
 #      (tests/selftests/run.sh), with libibverbs and the provider built
 #      from rdma-core 56.1
@@ -123,6 +125,7 @@ fi
 
 stage check scripts/check.sh
 stage unit make -s -C tests/unit run
+stage fuzz make -s -C tests/fuzz run
 
 must make -s module
 must make -s provider

@@ -202,11 +202,12 @@ static enum resp_state resp_check_resource(struct resp_ctx *c)
 		if (ret) {
 			/*
 			 * Class A: a malformed receive WQE (or an SRQ in
-			 * error, -EIO: none taken). A malformed SRQ WQE
-			 * completes with the error, naming its tag.
+			 * error, -EIO: none taken). The malformed WQE was
+			 * taken: it completes with the error, naming its
+			 * index (its tag on an SRQ), not with a flush.
 			 */
 			c->status = DRAY_CQE_ST_LOC_QP_OP_ERR;
-			if (ret == -EINVAL && c->qp->srq)
+			if (ret == -EINVAL)
 				rs->rwqe_valid = true;
 			return RESP_ERR_OP;
 		}
@@ -582,6 +583,14 @@ static enum resp_state resp_duplicate(struct resp_ctx *c)
 		if (r->type != DRAY_XP_RES_READ || h->rkey != r->rkey ||
 		    h->va < r->va || h->va - r->va > r->length ||
 		    h->dma_len > r->length - (h->va - r->va))
+			return RESP_DROP;
+		/*
+		 * It asks from one of the original's response packets on:
+		 * its address must be that packet's, so that its responses
+		 * keep the original's PSNs and end by its last one.
+		 */
+		if (h->va - r->va != (u64)dray_xp_span(r->psn, h->psn) *
+				     dray_xp_mtu(qp))
 			return RESP_DROP;
 		u64 va = h->va;
 

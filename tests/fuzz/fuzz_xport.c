@@ -1,0 +1,1085 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer targets fuzz_resp and fuzz_comp: the RC transport of the NIC
+ * model (drivers/dray/dev/dev_xport.c, dev_resp.c, dev_comp.c, dev_req.c,
+ * dev_net.c, with the memory protection of dev_mem.c/dev_mw.c, the data
+ * movement of dev_sge.c and the work queues and CQs of dev_wq.c/dev_cq.c)
+ * compiled unmodified in user space against kinc/ (see fuzz_kernel.h).
+ *
+ * One RC QP in RTS, as CREATE_QP and MODIFY_QP leave it, with its rings
+ * and a CQ in harness memory; five MRs and a type 2 memory window backed
+ * by pages of their own; the fuzz input is a configuration and a
+ * sequence of frames from the peer, each handed to dray_xport_rx() with
+ * engine.lock held, followed by one engine pass for the QP (doorbells,
+ * the timer, dray_xport_send(), the flush in ERR) as dev_engine.c runs it.
+ * fuzz_comp (FUZZ_COMP=1) also posts send WQEs that the requester sends
+ * first, so that the frames can answer them (the completer).
+ *
+ * Input (all big endian):
+ *   config  CFG_BYTES bytes (struct cfg below)
+ *   fuzz_comp only: n (1 byte, at most SQ_WQES), then n WQE descriptors
+ *           of WQE_DESC bytes (wqe_post())
+ *   frames  repeated: ctl (1 byte, F_*), len (2 bytes), len bytes: the
+ *           transport packet from the BTH to the pad (the harness adds
+ *           IP/UDP from the QP's path and the ICRC), or with F_RAW the
+ *           IP packet as is; an F_RAW record of length 0 is a command of
+ *           software instead (ctl[7:4], CMD_*: DESTROY_MR, LOCAL_INV of
+ *           the window, MODIFY_QP to SQD and back, retry counts, to ERR;
+ *           a send WQE rewritten while outstanding)
+ *
+ * Checked after every frame (abort() on violation, besides ASan/UBSan):
+ *  - memory: bytes change only in an MR that may be written, inside its
+ *    registered range; in the RDMA target MR only inside the range the
+ *    packet's R_Key and address name (through the window if its key),
+ *    and then to the WRITE's payload or the atomic's result; the
+ *    read-only, source and other-PD MRs never change; a READ response
+ *    carries the bytes at its address; an MR destroyed is never touched
+ *    again (its pages are freed: AddressSanitizer);
+ *  - transport state: PSNs and MSN within 24 bits, una <= psn <= max_psn
+ *    with less than 2^23 in flight, head <= cur <= fetch with at most
+ *    DRAY_XP_MAX_WQE outstanding, SQ/RQ indexes ordered, responder
+ *    resources in range, initiator depth within max_rd_atomic;
+ *  - every transmitted frame: Ethernet, IP and UDP headers valid for the
+ *    path, a known RC opcode for the peer's QP, payload and pad within
+ *    the path MTU, a correct ICRC, requests at the requester's PSN and
+ *    responses never ahead of the responder's ePSN;
+ *  - every CQE: this QP, a known opcode and status, receive completions
+ *    in order, a RECV never longer than its WQE, a malformed receive WQE
+ *    the responder took completing with LOC_QP_OP_ERR;
+ *  - engine.lock held wherever the transport asserts it; after the input,
+ *    no sk_buff or fragment page leaked and the MR pages' references
+ *    back to one.
+ */
+#include "dev.h"
+#include "dev_xport_int.h"
+
+#include "xport_env.h"
+
+#ifndef FUZZ_COMP
+#define FUZZ_COMP 0
+#endif
+
+#define QPN		0x11
+#define PEER_QPN	0x22
+#define PDN		1
+#define OTHER_PDN	2
+#define SQ_DEPTH	16
+#define SQ_LOG_STRIDE	7	/* 64-byte header + 4 SGEs */
+#define RQ_DEPTH	16
+#define RQ_LOG_STRIDE	6	/* 16-byte header + 3 SGEs */
+#define CQ_DEPTH	64
+#define SQ_WQES		12
+#define WQE_DESC	10
+#define MAX_PAGES	4
+
+/* The MRs: what a process would have registered. */
+enum { MR_RW, MR_RO, MR_RECV, MR_SRC, MR_OTHER, NR_MR };
+
+struct mr_layout {
+	u32	index;
+	u32	pdn;
+	u8	access;
+	u64	iova;		/* + cfg.iova_off for MR_RW */
+	u32	length;
+};
+
+static const struct mr_layout mr_layout[NR_MR] = {
+	[MR_RW] = { 1, PDN, DRAY_ACCESS_LOCAL_WRITE | DRAY_ACCESS_REMOTE,
+		    0x10000, 3 * 4096 },
+	[MR_RO] = { 2, PDN, DRAY_ACCESS_REMOTE_READ, 0x40000, 2 * 4096 },
+	[MR_RECV] = { 3, PDN, DRAY_ACCESS_LOCAL_WRITE, 0x80000, 4 * 4096 },
+	[MR_SRC] = { 4, PDN, 0, 0xc0000, 4 * 4096 },
+	[MR_OTHER] = { 5, OTHER_PDN, DRAY_ACCESS_LOCAL_WRITE |
+		       DRAY_ACCESS_REMOTE, 0x100000, 2 * 4096 },
+};
+
+#define KEY(index, variant)	((index) << 8 | (variant))
+#define MW_INDEX	6
+#define MW_KEY		KEY(MW_INDEX, 0x5a)
+#define MW_IOVA		0x7000000ULL
+#define MW_LEN		512
+#define MW_OFF		1000	/* the window's first byte in MR_RW */
+
+/* Frame control bits. */
+#define F_RAW		0x01	/* bytes are the IP packet, unchanged */
+#define F_BAD_ICRC	0x02	/* corrupt the ICRC */
+#define F_LOOPBACK	0x04	/* PACKET_LOOPBACK: no ICRC check */
+#define F_KEEP_QPN	0x08	/* do not point the BTH at the QP */
+#define F_TIMER		0x10	/* then: jiffies to the QP's deadline */
+#define F_POST_RQ	0x20	/* before: post one more receive WQE */
+#define F_NOMEM		0x40	/* allocations fail during this frame */
+#define F_LATE		0x80	/* then: jiffies far past the deadline */
+
+/* The configuration: the QP's attributes and the buffers' layout. */
+struct cfg {
+	u8	flags;		/* CFG_* */
+	u8	mtu;		/* % 5 + 1: enum dray_mtu */
+	u8	access;		/* the QP's DRAY_ACCESS_REMOTE_* */
+	u8	max_dest_rd_atomic;	/* % 17 */
+	u8	max_rd_atomic;	/* % 17 */
+	u8	retry;		/* [2:0] retry_cnt, [6:4] rnr_retry */
+	u8	timeout;	/* [4:0] local ACK timeout */
+	u8	min_rnr_timer;	/* [4:0] */
+	u8	rq_wqes;	/* receive WQEs posted at the start, % 17 */
+	u8	rq_sge;		/* [1:0] SGEs - 1 of each receive WQE */
+	u8	rq_len[2];	/* bytes of each receive SGE */
+	u8	iova_off[2];	/* MR_RW's iova: its offset in the page */
+	u8	rq_psn[4];
+	u8	sq_psn[4];
+};
+
+#define CFG_BYTES	sizeof(struct cfg)
+#define CFG_IPV6	0x01	/* the path is IPv6 */
+#define CFG_SIG_ALL	0x02	/* DRAY_QP_F_SQ_SIG_ALL */
+#define CFG_LAZY_CQ	0x04	/* consume CQEs every 8 frames only */
+#define CFG_BAD_RQ_KEY	0x08	/* every 4th receive WQE has a bad lkey */
+#define CFG_BAD_RQ_WQE	0x10	/* every 4th receive WQE is malformed */
+#define CFG_RTR		0x20	/* the QP stays in RTR (responder only) */
+
+static struct dray_hw hw;
+static struct net_device ndev = { .name = "fuzz0" };
+static struct dray_hw_qp qp;
+static struct dray_hw_cq cq;
+static struct dray_hw_mr mrs[NR_MR], mw;
+static struct page mr_pages[NR_MR][MAX_PAGES];
+static u8 shadow[NR_MR][MAX_PAGES][PAGE_SIZE];
+static struct page *mr_page_ptrs[NR_MR][MAX_PAGES];
+static bool mr_gone[NR_MR];	/* destroyed (a command record) */
+static struct dray_wq_db sq_db, rq_db;
+static struct dray_cq_db cq_db;
+static u8 *sq_ring, *rq_ring;
+static struct dray_cqe *cq_ring;
+static struct cfg cfg;
+static u32 cq_ci, rq_next_len, sq_cqe_next, rq_cqe_next;
+static u64 rq_posted_len[RQ_DEPTH];	/* capacity of each receive WQE */
+static bool rq_bad[RQ_DEPTH];		/* posted malformed (CFG_BAD_RQ_WQE) */
+static bool rq_bad_taken[RQ_DEPTH];	/* ... and taken by the responder */
+
+/* FUZZ_TRACE=1 in the environment: what each input does, on stderr. */
+static bool trace;
+
+#define TRACE(fmt, ...)							\
+	do {								\
+		if (trace)						\
+			fprintf(stderr, fmt, ##__VA_ARGS__);		\
+	} while (0)
+
+static const u8 hw_mac[6] = { 0x02, 0, 0, 0, 0, 1 };
+static const u8 peer_mac[6] = { 0x02, 0, 0, 0, 0, 2 };
+
+static u32 get16(const u8 *p)
+{
+	return (u32)p[0] << 8 | p[1];
+}
+
+static u32 get32(const u8 *p)
+{
+	return get16(p) << 16 | get16(p + 2);
+}
+
+/* --- the objects, as the admin commands would have left them ------------ */
+
+static void mrs_init(void)
+{
+	int m, p;
+
+	for (m = 0; m < NR_MR; m++) {
+		const struct mr_layout *l = &mr_layout[m];
+		struct dray_hw_mr *mr = &mrs[m];
+		u64 iova = l->iova;
+
+		if (m == MR_RW)
+			iova += get16(cfg.iova_off) % PAGE_SIZE;
+		memset(mr, 0, sizeof(*mr));
+		mr->key = KEY(l->index, 0x11 * (m + 1));
+		mr->pdn = l->pdn;
+		mr->access = l->access;
+		mr->state = DRAY_HW_MR_VALID;
+		mr->iova = iova;
+		mr->length = l->length;
+		mr->n_pages = DIV_ROUND_UP(offset_in_page(iova) + l->length,
+					   PAGE_SIZE);
+		FUZZ_ASSERT(mr->n_pages <= MAX_PAGES);
+		for (p = 0; p < (int)mr->n_pages; p++) {
+			struct page *pg = &mr_pages[m][p];
+
+			if (!pg->addr) {
+				/* Each page its own allocation. */
+				pg->addr = malloc(PAGE_SIZE);
+				FUZZ_ASSERT(pg->addr);
+			}
+			pg->refs = 1;	/* pinned */
+			pg->unpinned = false;
+			memset(pg->addr, 0x40 + m, PAGE_SIZE);
+			memcpy(shadow[m][p], pg->addr, PAGE_SIZE);
+			mr_page_ptrs[m][p] = pg;
+		}
+		mr->pages = mr_page_ptrs[m];
+		mr_gone[m] = false;
+		xa_store(&hw.engine.mrs, l->index, mr, 0);
+	}
+
+	/* A type 2 window bound to the QP over part of MR_RW (BIND_MW). */
+	memset(&mw, 0, sizeof(mw));
+	mw.key = MW_KEY;
+	mw.pdn = PDN;
+	mw.mw_type = DRAY_MW_TYPE_2;
+	mw.state = DRAY_HW_MR_VALID;
+	mw.access = DRAY_ACCESS_REMOTE;
+	mw.iova = MW_IOVA;
+	mw.length = MW_LEN;
+	mw.mw_qpn = QPN;
+	mw.mw_mr = &mrs[MR_RW];
+	mw.mw_base = mrs[MR_RW].iova + MW_OFF;
+	mrs[MR_RW].windows = 1;
+	xa_store(&hw.engine.mrs, MW_INDEX, &mw, 0);
+}
+
+static void *wq_slot(u8 *ring, u32 index, u32 depth, u32 log_stride)
+{
+	return ring + (dray_ring_slot(index, depth) << log_stride);
+}
+
+/* Post one receive WQE: SGEs into MR_RECV (its doorbell written). */
+static void rq_post(void)
+{
+	u32 index = le32_to_cpu(rq_db.producer);
+	u8 *slot = wq_slot(rq_ring, index, RQ_DEPTH, RQ_LOG_STRIDE);
+	struct dray_rq_wqe *h = (struct dray_rq_wqe *)slot;
+	struct dray_sge *sge = (struct dray_sge *)(slot + DRAY_RQ_WQE_HDR_SIZE);
+	const struct dray_hw_mr *mr = &mrs[MR_RECV];
+	u32 n = (cfg.rq_sge & 3) % 3 + 1, i, len, off;
+	u64 total = 0;
+
+	/* Software never posts more than the ring holds. */
+	if (index - qp.rq.completed >= RQ_DEPTH)
+		return;
+	memset(slot, 0, 1U << RQ_LOG_STRIDE);
+	h->num_sge = n;
+	for (i = 0; i < n; i++) {
+		len = (get16(cfg.rq_len) + rq_next_len * 977) % 5000 + 1;
+		off = (index * 1237 + i * 4099) % (mr->length - len + 1);
+		sge[i].addr = cpu_to_le64(mr->iova + off);
+		sge[i].length = cpu_to_le32(len);
+		sge[i].lkey = cpu_to_le32(mr->key);
+		total += len;
+		rq_next_len++;
+	}
+	if ((cfg.flags & CFG_BAD_RQ_KEY) && index % 4 == 3)
+		sge[0].lkey = cpu_to_le32(mrs[MR_RO].key);
+	/* More SGEs than the stride holds: dray_hw_rq_fetch() refuses it. */
+	rq_bad[index % RQ_DEPTH] = (cfg.flags & CFG_BAD_RQ_WQE) && index % 4 == 2;
+	rq_bad_taken[index % RQ_DEPTH] = false;
+	if (rq_bad[index % RQ_DEPTH])
+		h->num_sge = 4;
+	rq_posted_len[index % RQ_DEPTH] = total;
+	rq_db.producer = cpu_to_le32(index + 1);
+}
+
+/* fuzz_comp: a send WQE from a descriptor of WQE_DESC bytes. */
+static __attribute__((unused)) void sq_post(const u8 *d)
+{
+	u32 index = le32_to_cpu(sq_db.producer);
+	u8 *slot = wq_slot(sq_ring, index, SQ_DEPTH, SQ_LOG_STRIDE);
+	struct dray_sq_wqe *w = (struct dray_sq_wqe *)slot;
+	struct dray_sge *sge = (struct dray_sge *)(slot + DRAY_SQ_WQE_HDR_SIZE);
+	u8 op = d[0] % DRAY_WQE_OPCODE_MAX;
+	u32 len = get16(d + 2) % (3 * 4096 + 1), n = d[6] % 4 + 1, i;
+	const struct dray_hw_mr *src;
+	u64 remote = 0x10000000ULL + get16(d + 4) * 8ULL;
+
+	memset(slot, 0, 1U << SQ_LOG_STRIDE);
+	w->opcode = op;
+	w->flags = d[1] & (DRAY_WQE_F_SIGNALED | DRAY_WQE_F_SOLICITED |
+			   DRAY_WQE_F_FENCE | DRAY_WQE_F_INLINE |
+			   DRAY_WQE_F_UD_AV);
+	w->imm_data = cpu_to_be32(0xabc00000 | d[7]);
+	switch (op) {
+	case DRAY_WQE_ATOMIC_CMP_SWP:
+	case DRAY_WQE_ATOMIC_FETCH_ADD:
+		w->u.atomic.remote_addr = cpu_to_le64(remote);
+		w->u.atomic.rkey = cpu_to_le32(0x4400 | d[7]);
+		w->u.atomic.compare_add = cpu_to_le64(get16(d + 8));
+		w->u.atomic.swap = cpu_to_le64(get32(d + 6));
+		len = 8;
+		n = 1;
+		break;
+	case DRAY_WQE_SEND_INV:
+	case DRAY_WQE_LOCAL_INV:
+		w->u.inv.rkey = cpu_to_le32(d[8] & 1 ? MW_KEY : 0x4400 | d[7]);
+		break;
+	case DRAY_WQE_REG_MR:
+	case DRAY_WQE_BIND_MW:
+		break;		/* refused: not privileged, no such window */
+	default:
+		w->u.rdma.remote_addr = cpu_to_le64(remote);
+		w->u.rdma.rkey = cpu_to_le32(0x4400 | d[7]);
+		break;
+	}
+	if (dray_hw_wqe_is_local(op)) {
+		sq_db.producer = cpu_to_le32(index + 1);
+		return;
+	}
+	if (w->flags & DRAY_WQE_F_INLINE) {
+		len = min_t(u32, len, (1U << SQ_LOG_STRIDE) -
+				      DRAY_SQ_WQE_HDR_SIZE);
+		w->length = cpu_to_le32(len);
+		for (i = 0; i < len; i++)
+			slot[DRAY_SQ_WQE_HDR_SIZE + i] = (u8)(i * 7 + d[9]);
+		sq_db.producer = cpu_to_le32(index + 1);
+		return;
+	}
+	/* READ and atomics land in MR_RECV; the rest comes from MR_SRC. */
+	src = dray_xp_is_rd_atomic(op) ? &mrs[MR_RECV] : &mrs[MR_SRC];
+	w->num_sge = n;
+	for (i = 0; i < n; i++) {
+		u32 piece = i + 1 < n ? len / n : len - (len / n) * (n - 1);
+		u32 off = (d[9] * 16 + i * 4096) % (u32)(src->length - piece + 1);
+
+		sge[i].addr = cpu_to_le64(src->iova + off);
+		sge[i].length = cpu_to_le32(piece);
+		sge[i].lkey = cpu_to_le32(src->key);
+	}
+	sq_db.producer = cpu_to_le32(index + 1);
+}
+
+static void setup(void)
+{
+	struct dray_hw_path *path = &qp.path;
+	bool ipv6 = cfg.flags & CFG_IPV6;
+	u32 i;
+
+	memset(&hw, 0, sizeof(hw));
+	hw.ndev = &ndev;
+	memcpy(hw.mac, hw_mac, 6);
+	hw.port_state = DRAY_PORT_ACTIVE;
+	hw.engine.lock.held = 1;	/* what a pass holds */
+	mrs_init();
+
+	memset(&cq, 0, sizeof(cq));
+	memset(cq_ring, 0, CQ_DEPTH * sizeof(*cq_ring));
+	memset(&cq_db, 0, sizeof(cq_db));
+	cq.cqn = 1;
+	cq.depth = CQ_DEPTH;
+	cq.ring = cq_ring;
+	cq.db = &cq_db;
+	cq_ci = 0;
+	sq_cqe_next = 0;
+	rq_cqe_next = 0;
+
+	memset(&qp, 0, sizeof(qp));
+	memset(&sq_db, 0, sizeof(sq_db));
+	memset(&rq_db, 0, sizeof(rq_db));
+	qp.qpn = QPN;
+	qp.type = DRAY_QPT_RC;
+	qp.pdn = PDN;
+	qp.flags = cfg.flags & CFG_SIG_ALL ? DRAY_QP_F_SQ_SIG_ALL : 0;
+	qp.send_cq = &cq;
+	qp.recv_cq = &cq;
+	qp.sq.db = &sq_db;
+	qp.sq.ring = sq_ring;
+	qp.sq.depth = SQ_DEPTH;
+	qp.sq.log_stride = SQ_LOG_STRIDE;
+	qp.rq.db = &rq_db;
+	qp.rq.ring = rq_ring;
+	qp.rq.depth = RQ_DEPTH;
+	qp.rq.log_stride = RQ_LOG_STRIDE;
+	xa_store(&hw.engine.qps, QPN, &qp, 0);
+
+	/* MODIFY_QP: the attributes of INIT, RTR and RTS. */
+	qp.access = cfg.access & DRAY_ACCESS_REMOTE;
+	qp.path_mtu = cfg.mtu % 5 + 1;
+	qp.max_dest_rd_atomic = cfg.max_dest_rd_atomic % (DRAY_HW_MAX_RD_ATOM + 1);
+	qp.max_rd_atomic = cfg.max_rd_atomic % (DRAY_HW_MAX_RD_ATOM + 1);
+	qp.retry_cnt = cfg.retry & 7;
+	qp.rnr_retry = (cfg.retry >> 4) & 7;
+	qp.timeout = cfg.timeout & 31;
+	qp.min_rnr_timer = cfg.min_rnr_timer & 31;
+	qp.dest_qpn = PEER_QPN;
+	qp.rq_psn = get32(cfg.rq_psn) & DRAY_PSN_MASK;
+	qp.sq_psn = get32(cfg.sq_psn) & DRAY_PSN_MASK;
+	memcpy(path->dmac, peer_mac, 6);
+	path->ipv4 = !ipv6;
+	if (ipv6) {
+		path->sgid[0] = 0xfe;
+		path->sgid[1] = 0x80;
+		memcpy(path->dgid, path->sgid, 16);
+		path->sgid[15] = 1;
+		path->dgid[15] = 2;
+	} else {
+		static const u8 v4[12] = { [10] = 0xff, [11] = 0xff };
+
+		memcpy(path->sgid, v4, 12);
+		memcpy(path->dgid, v4, 12);
+		path->sgid[12] = 10;
+		path->sgid[15] = 1;
+		path->dgid[12] = 10;
+		path->dgid[15] = 2;
+	}
+	path->hop_limit = 64;
+	path->udp_sport = 0xc123;
+
+	dray_xport_init(&hw, &qp);
+	qp.state = DRAY_QPS_INIT;
+	qp.state = DRAY_QPS_RTR;
+	dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_STATE | DRAY_QP_ATTR_AV |
+			  DRAY_QP_ATTR_PATH_MTU | DRAY_QP_ATTR_DEST_QPN |
+			  DRAY_QP_ATTR_RQ_PSN | DRAY_QP_ATTR_MAX_DEST_RD_ATOMIC |
+			  DRAY_QP_ATTR_MIN_RNR_TIMER, DRAY_QPS_INIT);
+	if (!(cfg.flags & CFG_RTR)) {
+		qp.state = DRAY_QPS_RTS;
+		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_STATE |
+				  DRAY_QP_ATTR_SQ_PSN | DRAY_QP_ATTR_TIMEOUT |
+				  DRAY_QP_ATTR_RETRY_CNT | DRAY_QP_ATTR_RNR_RETRY |
+				  DRAY_QP_ATTR_MAX_QP_RD_ATOMIC, DRAY_QPS_RTR);
+	}
+
+	rq_next_len = 0;
+	for (i = 0; i < cfg.rq_wqes % (RQ_DEPTH + 1); i++)
+		rq_post();
+}
+
+/* --- checks ---------------------------------------------------------------- */
+
+/* What a frame may change: MR @mr, bytes [lo, hi) of it (MR offsets). */
+struct allowed {
+	int	mr;		/* -1: none */
+	u64	lo, hi;
+	bool	recv;		/* MR_RECV may change anywhere in range */
+	const u8 *data;		/* WRITE: what [lo, hi) must hold if changed */
+	u8	atomic;		/* CmpSwap or FetchAdd at [lo, lo + 8) */
+	u64	swap_add, compare;
+};
+
+/* Offset in MR_RW of an RDMA access by R_Key @rkey at @va, or false. */
+static bool rw_offset(u32 rkey, u64 va, u64 *off)
+{
+	const struct dray_hw_mr *rw = &mrs[MR_RW];
+
+	if (rkey == rw->key && va >= rw->iova) {
+		*off = va - rw->iova;
+		return true;
+	}
+	if (rkey == MW_KEY && va >= MW_IOVA) {
+		*off = MW_OFF + (va - MW_IOVA);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The memory a request or response may change, from the packet as
+ * received (@ip: its IP header on) and, for a WRITE's later packets, the
+ * address and key its first packet set.
+ */
+static struct allowed frame_allowed(const u8 *ip, u32 len, bool ipv6)
+{
+	struct allowed a = { .mr = -1 };
+	struct dray_wire_l3 l3;
+	struct dray_pkt pkt;
+	u32 f, l4, pay;
+	int hlen;
+	u64 off;
+
+	if (dray_wire_parse_l3(ip, len, len, ipv6, &l3))
+		return a;
+	l4 = l3.ip_hlen + DRAY_UDP_HLEN;
+	hlen = dray_wire_parse(ip + l4, len - l4, &pkt);
+	if (hlen < 0 || l3.udp_len < hlen + pkt.pad + DRAY_ICRC_BYTES)
+		return a;
+	pay = l3.udp_len - hlen - pkt.pad - DRAY_ICRC_BYTES;
+	f = dray_opcodes[pkt.opcode].flags;
+	if ((f & DRAY_OPF_REQ) && (f & DRAY_OPF_SEND)) {
+		a.recv = true;
+	} else if ((f & DRAY_OPF_REQ) && (f & DRAY_OPF_WRITE)) {
+		u64 va = f & DRAY_OPF_START ? pkt.va : qp.xp.resp.va;
+		u32 rkey = f & DRAY_OPF_START ? pkt.rkey : qp.xp.resp.rkey;
+
+		if (rw_offset(rkey, va, &off)) {
+			a.mr = MR_RW;
+			a.lo = off;
+			a.hi = off + pay;
+			a.data = ip + l4 + hlen;
+		}
+	} else if ((f & DRAY_OPF_REQ) && (f & DRAY_OPF_ATOMIC)) {
+		if (rw_offset(pkt.rkey, pkt.va, &off)) {
+			a.mr = MR_RW;
+			a.lo = off;
+			a.hi = off + 8;
+			a.atomic = pkt.opcode;
+			a.swap_add = pkt.swap_add;
+			a.compare = pkt.compare;
+		}
+	} else if (f & DRAY_OPF_RESP) {
+		a.recv = true;	/* READ response data, atomic result */
+	}
+	return a;
+}
+
+/* Byte @off of MR @m: as it is now, or (@was) as the shadow had it. */
+static u8 mr_byte(int m, u64 off, bool was)
+{
+	u64 pos = off + offset_in_page(mrs[m].iova);
+
+	return was ? shadow[m][pos / PAGE_SIZE][pos % PAGE_SIZE] :
+		     mr_pages[m][pos / PAGE_SIZE].addr[pos % PAGE_SIZE];
+}
+
+static u64 mr_u64(int m, u64 off, bool was)
+{
+	u64 v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | mr_byte(m, off + i, was);
+	return v;
+}
+
+/*
+ * What changed in the RDMA target is what the packet said: a WRITE's
+ * payload, all of it; an atomic's result from the value before.
+ */
+static void check_content(const struct allowed *a)
+{
+	bool changed = false;
+	u64 off, old, now;
+
+	if (a->mr < 0 || mr_gone[a->mr] || a->hi > mrs[a->mr].length)
+		return;
+	for (off = a->lo; off < a->hi; off++)
+		changed |= mr_byte(a->mr, off, false) != mr_byte(a->mr, off, true);
+	if (!changed)
+		return;
+	if (a->data) {
+		for (off = a->lo; off < a->hi; off++)
+			FUZZ_ASSERT(mr_byte(a->mr, off, false) ==
+				    a->data[off - a->lo]);
+		return;
+	}
+	old = mr_u64(a->mr, a->lo, true);
+	now = mr_u64(a->mr, a->lo, false);
+	if (a->atomic == DRAY_OP_CMP_SWAP)
+		FUZZ_ASSERT(old == a->compare && now == a->swap_add);
+	else
+		FUZZ_ASSERT(now == old + a->swap_add);
+}
+
+/* Compare every MR page with its shadow; then update the shadow. */
+static void check_memory(const struct allowed *a)
+{
+	int m, p, b;
+
+	check_content(a);
+	for (m = 0; m < NR_MR; m++) {
+		const struct dray_hw_mr *mr = &mrs[m];
+		u64 start = offset_in_page(mr->iova);
+
+		if (mr_gone[m])
+			continue;
+
+		for (p = 0; p < (int)mr->n_pages; p++) {
+			u8 *now = mr_pages[m][p].addr, *was = shadow[m][p];
+
+			/* Frames that held pages are gone: pinned once. */
+			FUZZ_ASSERT(mr_pages[m][p].refs == 1);
+			if (!memcmp(now, was, PAGE_SIZE))
+				continue;
+			for (b = 0; b < (int)PAGE_SIZE; b++) {
+				u64 off = (u64)p * PAGE_SIZE + b - start;
+
+				if (now[b] == was[b])
+					continue;
+				/* Inside the MR's registered range. */
+				FUZZ_ASSERT((u64)p * PAGE_SIZE + b >= start &&
+					    off < mr->length);
+				if (m == MR_RECV) {
+					FUZZ_ASSERT(a->recv);
+					continue;
+				}
+				/* Inside what the key and address named. */
+				FUZZ_ASSERT(m == a->mr && off >= a->lo &&
+					    off < a->hi);
+			}
+			memcpy(was, now, PAGE_SIZE);
+		}
+	}
+}
+
+static void check_state(void)
+{
+	const struct dray_xp_resp *rs = &qp.xp.resp;
+	const struct dray_xp_req *rq = &qp.xp.req;
+	u32 nres = min_t(u32, qp.max_dest_rd_atomic, DRAY_XP_MAX_RES), i;
+
+	/* Work queue indexes: completed <= fetched <= posted, within depth. */
+	FUZZ_ASSERT(qp.sq.fetched - qp.sq.completed <=
+		    qp.sq.posted - qp.sq.completed);
+	FUZZ_ASSERT(qp.sq.posted - qp.sq.completed <= SQ_DEPTH);
+	FUZZ_ASSERT(qp.rq.fetched - qp.rq.completed <=
+		    qp.rq.posted - qp.rq.completed);
+	FUZZ_ASSERT(qp.rq.posted - qp.rq.completed <= RQ_DEPTH);
+	FUZZ_ASSERT(qp.rq.fetched - qp.rq.completed <= 1);
+
+	if (qp.xp.err || qp.state == DRAY_QPS_ERR)
+		return;
+	FUZZ_ASSERT(qp.state == DRAY_QPS_RTS || qp.state == DRAY_QPS_SQD ||
+		    (qp.state == DRAY_QPS_RTR && (cfg.flags & CFG_RTR)));
+
+	FUZZ_ASSERT(rs->epsn <= DRAY_PSN_MASK && rs->ack_psn <= DRAY_PSN_MASK);
+	FUZZ_ASSERT(rs->msn <= DRAY_AETH_MSN_MASK);
+	FUZZ_ASSERT(rs->nak_psn <= DRAY_PSN_MASK);
+	FUZZ_ASSERT(dray_opcodes[rs->last_op].flags & DRAY_OPF_REQ);
+	FUZZ_ASSERT(rs->resid <= DRAY_HW_MAX_MSG);
+	if (rs->rwqe_valid)
+		FUZZ_ASSERT(rs->rcv_off <= rs->rwqe.length);
+	if (nres) {
+		FUZZ_ASSERT(rs->res_next < nres && rs->res_tx < nres);
+	}
+	for (i = 0; i < DRAY_XP_MAX_RES; i++) {
+		const struct dray_xp_res *r = &rs->res[i];
+
+		FUZZ_ASSERT(i < nres || r->type == DRAY_XP_RES_FREE);
+		FUZZ_ASSERT(r->type <= DRAY_XP_RES_ATOMIC);
+		FUZZ_ASSERT(r->psn <= DRAY_PSN_MASK &&
+			    r->last_psn <= DRAY_PSN_MASK);
+		if (r->type == DRAY_XP_RES_READ) {
+			FUZZ_ASSERT(r->length <= DRAY_HW_MAX_MSG);
+			FUZZ_ASSERT(r->tx_len <= r->length);
+		}
+	}
+
+	FUZZ_ASSERT(rq->psn <= DRAY_PSN_MASK && rq->max_psn <= DRAY_PSN_MASK &&
+		    rq->una <= DRAY_PSN_MASK);
+	FUZZ_ASSERT(dray_xp_span(rq->una, rq->psn) <=
+		    dray_xp_span(rq->una, rq->max_psn));
+	FUZZ_ASSERT(dray_xp_span(rq->una, rq->max_psn) <= DRAY_XP_MAX_SPAN);
+	FUZZ_ASSERT(rq->fetch - rq->head <= DRAY_XP_MAX_WQE);
+	FUZZ_ASSERT(rq->cur - rq->head <= rq->fetch - rq->head);
+	FUZZ_ASSERT(rq->fetch == qp.sq.fetched);
+	FUZZ_ASSERT(rq->head == qp.sq.completed);
+	FUZZ_ASSERT(rq->rd_atomic <= qp.max_rd_atomic);
+	FUZZ_ASSERT(rq->cwnd <= DRAY_XP_WINDOW);
+}
+
+/* Take the CQEs the device wrote; check each. */
+static void cq_consume(void)
+{
+	for (;;) {
+		struct dray_cqe *c = &cq_ring[dray_ring_slot(cq_ci, CQ_DEPTH)];
+		u8 phase = dray_ring_phase(cq_ci, CQ_DEPTH) ?
+			   DRAY_CQE_F_PHASE : 0;
+		u32 idx;
+
+		if ((c->flags & DRAY_CQE_F_PHASE) != phase)
+			break;
+		FUZZ_ASSERT(le32_to_cpu(c->qpn) == QPN);
+		FUZZ_ASSERT(c->status <= DRAY_CQE_ST_GENERAL_ERR);
+		idx = le32_to_cpu(c->wqe_index);
+		if (c->flags & DRAY_CQE_F_SEND_QUEUE) {
+			/* In order; unsignaled successes write none. */
+			FUZZ_ASSERT(c->opcode <= DRAY_CQE_BIND_MW);
+			FUZZ_ASSERT(idx - sq_cqe_next < qp.sq.completed -
+							sq_cqe_next);
+			sq_cqe_next = idx + 1;
+		} else {
+			/* Every receive WQE completes, in order. */
+			FUZZ_ASSERT(c->opcode == DRAY_CQE_RECV ||
+				    c->opcode == DRAY_CQE_RECV_RDMA_IMM);
+			FUZZ_ASSERT(idx == rq_cqe_next);
+			rq_cqe_next++;
+			/* A malformed WQE taken completes with the error. */
+			if (rq_bad_taken[idx % RQ_DEPTH])
+				FUZZ_ASSERT(c->status == DRAY_CQE_ST_LOC_QP_OP_ERR);
+			if (c->status == DRAY_CQE_ST_SUCCESS &&
+			    c->opcode == DRAY_CQE_RECV)
+				FUZZ_ASSERT(le32_to_cpu(c->byte_len) <=
+					    rq_posted_len[idx % RQ_DEPTH]);
+		}
+		TRACE("  cqe %s wqe %u opcode %#x status %u verr %#x len %u\n",
+		      c->flags & DRAY_CQE_F_SEND_QUEUE ? "SQ" : "RQ", idx,
+		      c->opcode, c->status, c->vendor_err,
+		      le32_to_cpu(c->byte_len));
+		cq_ci++;
+	}
+	cq_db.consumer = cpu_to_le32(cq_ci);
+}
+
+/*
+ * A READ response carries the memory its request named: the bytes of the
+ * MR (or the window's part of MR_RW) at the address of its packet.
+ */
+static void check_read_data(const struct dray_pkt *pkt, const u8 *pay,
+			    u32 len)
+{
+	const struct dray_xp_resp *rs = &qp.xp.resp;
+	u32 mtu = dray_mtu_bytes(qp.path_mtu), i;
+	const struct dray_xp_res *r = NULL;
+	int m = MR_RW;
+	u64 va, off;
+
+	for (i = 0; i < DRAY_XP_MAX_RES; i++)
+		if (rs->res[i].type == DRAY_XP_RES_READ && rs->res[i].pending &&
+		    dray_psn_add(rs->res[i].tx_psn, rs->res[i].tx_pkt) ==
+		    pkt->psn)
+			r = &rs->res[i];
+	FUZZ_ASSERT(r);
+	if (!len)
+		return;		/* a zero-length READ names no memory */
+	va = r->tx_va + (u64)r->tx_pkt * mtu;
+	if (r->rkey == mrs[MR_RO].key && !mr_gone[MR_RO]) {
+		m = MR_RO;
+		off = va - mrs[MR_RO].iova;
+	} else {
+		FUZZ_ASSERT(!mr_gone[MR_RW] && rw_offset(r->rkey, va, &off));
+	}
+	FUZZ_ASSERT(off + len <= mrs[m].length);
+	for (i = 0; i < len; i++)
+		FUZZ_ASSERT(pay[i] == mr_byte(m, off + i, false));
+}
+
+/* Every frame the NIC transmits. */
+static void tx_check(struct sk_buff *skb)
+{
+	static u8 buf[DRAY_ETH_HLEN + 65536];
+	bool ipv6 = !qp.path.ipv4;
+	struct dray_wire_l3 l3;
+	struct dray_pkt pkt;
+	u32 len = skb->len, l4, pay, crc, f;
+	const u8 *ip = buf + DRAY_ETH_HLEN;
+	int hlen;
+
+	FUZZ_ASSERT(len <= sizeof(buf) && len > DRAY_ETH_HLEN);
+	FUZZ_ASSERT(!skb_copy_bits(skb, 0, buf, len));
+	FUZZ_ASSERT(skb->dev == &ndev);
+	FUZZ_ASSERT(!memcmp(buf, peer_mac, 6) && !memcmp(buf + 6, hw_mac, 6));
+	FUZZ_ASSERT(get16(buf + 12) == (ipv6 ? DRAY_ETH_P_IPV6 : DRAY_ETH_P_IPV4));
+	FUZZ_ASSERT(skb->protocol == htons(ipv6 ? ETH_P_IPV6 : ETH_P_IP));
+	len -= DRAY_ETH_HLEN;
+	FUZZ_ASSERT(!dray_wire_parse_l3(ip, len, len, ipv6, &l3));
+	FUZZ_ASSERT(l3.ip_hlen + DRAY_UDP_HLEN + l3.udp_len == len);
+	FUZZ_ASSERT(!memcmp(l3.sgid, qp.path.sgid, 16) &&
+		    !memcmp(l3.dgid, qp.path.dgid, 16));
+	l4 = l3.ip_hlen + DRAY_UDP_HLEN;
+	hlen = dray_wire_parse(ip + l4, l3.udp_len, &pkt);
+	FUZZ_ASSERT(hlen > 0);
+	f = dray_opcodes[pkt.opcode].flags;
+	FUZZ_ASSERT(f & DRAY_OPF_RC);
+	FUZZ_ASSERT(pkt.qpn == PEER_QPN && pkt.pkey == DRAY_PKEY_DEFAULT);
+	FUZZ_ASSERT(l3.udp_len >= hlen + pkt.pad + DRAY_ICRC_BYTES);
+	pay = l3.udp_len - hlen - pkt.pad - DRAY_ICRC_BYTES;
+	FUZZ_ASSERT((pay + pkt.pad) % 4 == 0);
+	FUZZ_ASSERT(pay <= dray_mtu_bytes(qp.path_mtu));
+	FUZZ_ASSERT((f & DRAY_OPF_PAYLOAD) || (!pay && !pkt.pad));
+	if ((f & DRAY_OPF_PAYLOAD) && !(f & DRAY_OPF_END))
+		FUZZ_ASSERT(pay == dray_mtu_bytes(qp.path_mtu));
+
+	crc = dray_icrc_begin(ip, ipv6, ip + l3.ip_hlen, DRAY_UDP_HLEN + hlen);
+	crc = dray_icrc_update(crc, ip + l4 + hlen, pay + pkt.pad);
+	/* The ICRC goes least significant byte first. */
+	FUZZ_ASSERT(__builtin_bswap32(get32(ip + len - 4)) ==
+		    dray_icrc_final(crc));
+	if (ipv6)
+		FUZZ_ASSERT(skb->ip_summed == CHECKSUM_PARTIAL &&
+			    skb->csum_offset == 6);
+
+	TRACE("  tx %s psn %#x len %u syndrome %#x msn %u\n",
+	      dray_opcodes[pkt.opcode].name, pkt.psn, pay, pkt.syndrome,
+	      pkt.msn);
+	if (f & DRAY_OPF_REQ) {
+		/* The requester sends at its cursor. */
+		FUZZ_ASSERT(pkt.psn == qp.xp.req.psn);
+	} else {
+		/* A response never names a request not yet received. */
+		FUZZ_ASSERT(dray_psn_cmp(pkt.psn, qp.xp.resp.epsn) <= 0);
+		if (f & DRAY_OPF_AETH)
+			FUZZ_ASSERT(pkt.msn == qp.xp.resp.msn);
+		if (f & (DRAY_OPF_READ | DRAY_OPF_ATOMIC))
+			FUZZ_ASSERT(dray_psn_cmp(pkt.psn, qp.xp.resp.epsn) < 0);
+		if (f & DRAY_OPF_READ)
+			check_read_data(&pkt, ip + l4 + hlen, pay);
+	}
+}
+
+/* --- one engine pass for the QP, as dev_engine.c's engine_qp() --------- */
+
+static void engine_qp(bool timer, bool late)
+{
+	if (qp.state == DRAY_QPS_ERR) {
+		if (qp.err_pending) {
+			qp.err_pending = false;
+			dray_xport_error(&hw, &qp);
+		}
+		dray_hw_qp_flush(&hw, &qp);
+		return;
+	}
+	dray_hw_wq_poll(&hw, &qp, &qp.sq);
+	dray_hw_wq_poll(&hw, &qp, &qp.rq);
+	if (qp.state == DRAY_QPS_ERR)
+		return;
+	if (timer && qp.deadline) {
+		if (time_after(qp.deadline, jiffies))
+			jiffies = qp.deadline;
+		if (late)
+			jiffies += 4 * HZ;
+	}
+	if (qp.deadline && time_after_eq(jiffies, qp.deadline)) {
+		qp.deadline = 0;
+		dray_xport_timer(&hw, &qp);
+	}
+	if (dray_xport_want_run(&qp))
+		dray_xport_send(&hw, &qp);
+	dray_hw_sq_publish(&hw, &qp);
+	if (qp.state == DRAY_QPS_SQD && qp.sq_draining &&
+	    dray_xport_sq_idle(&qp)) {
+		qp.sq_draining = false;
+		dray_hw_qp_event(&hw, &qp, DRAY_EQE_SQ_DRAINED);
+	}
+}
+
+/* --- what software does meanwhile: command records ---------------------- */
+
+/*
+ * DESTROY_MR as dev_mem.c does it: refused while windows are bound;
+ * unpublished under engine.lock (which the harness holds), then the pages
+ * unpinned and the MR freed. Here the MR is poisoned and a page whose last
+ * reference goes is freed: whatever still used either would fault.
+ */
+static void cmd_destroy_mr(int m)
+{
+	struct dray_hw_mr *mr = &mrs[m];
+	u32 p;
+
+	if (mr_gone[m] || mr->windows)
+		return;
+	FUZZ_ASSERT(xa_erase(&hw.engine.mrs, mr_layout[m].index) == mr);
+	for (p = 0; p < mr->n_pages; p++) {
+		mr_pages[m][p].unpinned = true;
+		put_page(&mr_pages[m][p]);
+	}
+	mr_gone[m] = true;
+	memset(mr, 0xdb, sizeof(*mr));
+	mr->n_pages = 0;
+}
+
+/* Command records: a zero-length F_RAW record, the command in ctl[7:4]. */
+enum {
+	CMD_DESTROY_RO,		/* DESTROY_MR of MR_RO */
+	CMD_DESTROY_RECV,	/* ... of MR_RECV, the receive buffers */
+	CMD_DESTROY_SRC,	/* ... of MR_SRC, the send buffers */
+	CMD_INVALIDATE_MW,	/* LOCAL_INV of the window (BUSY no more) */
+	CMD_DESTROY_RW,		/* DESTROY_MR of MR_RW (BUSY with a window) */
+	CMD_SQD,		/* MODIFY_QP to SQD */
+	CMD_RTS,		/* MODIFY_QP back to RTS */
+	CMD_RETRY,		/* MODIFY_QP in RTS/SQD: retry counts */
+	CMD_REWRITE_SQ,		/* software rewrites the oldest send WQE */
+	CMD_ERR,		/* MODIFY_QP to ERR */
+};
+
+static void command(u8 cmd)
+{
+	u8 state = qp.state;
+
+	TRACE("command %u\n", cmd);
+	switch (cmd) {
+	case CMD_DESTROY_RO:
+	case CMD_DESTROY_RECV:
+	case CMD_DESTROY_SRC:
+	case CMD_DESTROY_RW:
+		cmd_destroy_mr(cmd == CMD_DESTROY_RO ? MR_RO :
+			       cmd == CMD_DESTROY_RECV ? MR_RECV :
+			       cmd == CMD_DESTROY_SRC ? MR_SRC : MR_RW);
+		break;
+	case CMD_INVALIDATE_MW:
+		if (!dray_hw_key_invalidate(&hw, &qp, MW_KEY, false))
+			FUZZ_ASSERT(mr_gone[MR_RW] || !mrs[MR_RW].windows);
+		break;
+	case CMD_SQD:
+	case CMD_RTS:
+		/* RTS -> SQD starts draining (dev_qp.c); SQD -> RTS resumes. */
+		if (state != (cmd == CMD_SQD ? DRAY_QPS_RTS : DRAY_QPS_SQD))
+			break;
+		qp.state = cmd == CMD_SQD ? DRAY_QPS_SQD : DRAY_QPS_RTS;
+		qp.sq_draining = cmd == CMD_SQD;
+		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_STATE, state);
+		break;
+	case CMD_RETRY:
+		if (state != DRAY_QPS_RTS && state != DRAY_QPS_SQD)
+			break;
+		qp.retry_cnt = (qp.retry_cnt + 1) & 7;
+		qp.rnr_retry = (qp.rnr_retry + 3) & 7;
+		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_RETRY_CNT |
+				  DRAY_QP_ATTR_RNR_RETRY, state);
+		break;
+	case CMD_REWRITE_SQ: {
+		/* Against the rules (dray_queue.h), but a process may. */
+		struct dray_sq_wqe *w = wq_slot(sq_ring, qp.sq.completed,
+						SQ_DEPTH, SQ_LOG_STRIDE);
+
+		w->opcode ^= 1;
+		w->length = cpu_to_le32(le32_to_cpu(w->length) + 1);
+		break;
+	}
+	case CMD_ERR:
+		/* dev_qp.c's qp_set_state(): asked for by software. */
+		dray_hw_qp_error(&hw, &qp, 0, DRAY_VERR_NONE);
+		break;
+	}
+}
+
+/* --- frames from the peer --------------------------------------------------- */
+
+static u8 frame[DRAY_ETH_HLEN + DRAY_IPV6_HLEN + DRAY_UDP_HLEN + 65536];
+
+/* Put the peer's IP/UDP headers and the ICRC around @body. */
+static u32 frame_build(const u8 *body, u32 len, u8 ctl)
+{
+	struct dray_wire_addr a = {
+		.ipv6 = !qp.path.ipv4,
+		.hop_limit = 64,
+		.sport = 0xc321,
+	};
+	u32 l2l4, crc;
+	u8 *ip, *bth;
+
+	memcpy(a.smac, peer_mac, 6);
+	memcpy(a.dmac, hw_mac, 6);
+	memcpy(a.sgid, qp.path.dgid, 16);
+	memcpy(a.dgid, qp.path.sgid, 16);
+	l2l4 = dray_wire_build_l3(&a, len + DRAY_ICRC_BYTES, frame);
+	bth = frame + l2l4;
+	memcpy(bth, body, len);
+	if (!(ctl & F_KEEP_QPN) && len >= sizeof(struct dray_bth)) {
+		bth[5] = QPN >> 16;
+		bth[6] = QPN >> 8;
+		bth[7] = QPN & 0xff;
+	}
+	ip = frame + DRAY_ETH_HLEN;
+	if (len + DRAY_UDP_HLEN >= DRAY_UDP_HLEN + sizeof(struct dray_bth)) {
+		crc = dray_icrc_begin(ip, a.ipv6, bth - DRAY_UDP_HLEN,
+				      DRAY_UDP_HLEN + len);
+		crc = dray_icrc_final(crc);
+	} else {
+		crc = 0;
+	}
+	if (ctl & F_BAD_ICRC)
+		crc ^= 1;
+	put_unaligned_le32(crc, bth + len);
+	return l2l4 - DRAY_ETH_HLEN + len + DRAY_ICRC_BYTES;
+}
+
+static void deliver(const u8 *body, u32 len, u8 ctl)
+{
+	bool ipv6 = !qp.path.ipv4;
+	struct allowed a;
+	struct sk_buff *skb;
+	const u8 *ip;
+	u32 iplen, taken;
+
+	if ((ctl & F_RAW) && !len) {
+		command(ctl >> 4);
+		engine_qp(false, false);
+		check_memory(&(struct allowed){ .mr = -1 });
+		check_state();
+		return;
+	}
+	if (ctl & F_RAW) {
+		ip = body;
+		iplen = len;
+	} else {
+		iplen = frame_build(body, len, ctl);
+		ip = frame + DRAY_ETH_HLEN;
+	}
+	if (ctl & F_POST_RQ)
+		rq_post();
+	a = frame_allowed(ip, iplen, ipv6);
+
+	skb = fuzz_skb_from(ip, iplen);
+	skb->protocol = htons(ipv6 ? ETH_P_IPV6 : ETH_P_IP);
+	skb->dev = &ndev;
+	skb->pkt_type = ctl & F_LOOPBACK ? PACKET_LOOPBACK : PACKET_HOST;
+	fuzz_fail_alloc = ctl & F_NOMEM;
+	TRACE("rx ctl %#x len %u: %s\n", ctl, iplen,
+	      iplen > 28 ? dray_opcodes[ip[ipv6 ? 48 : 28]].name ?: "?" : "-");
+	taken = qp.rq.fetched;
+	dray_xport_rx(&hw, skb);
+	for (; taken != qp.rq.fetched; taken++)
+		if (rq_bad[taken % RQ_DEPTH])
+			rq_bad_taken[taken % RQ_DEPTH] = true;
+	engine_qp(ctl & F_TIMER, ctl & F_LATE);
+	fuzz_fail_alloc = false;
+	check_memory(&a);
+	check_state();
+	TRACE("  state %u err %d epsn %#x msn %u | una %#x psn %#x max %#x head %u fetch %u\n",
+	      qp.state, qp.xp.err, qp.xp.resp.epsn, qp.xp.resp.msn,
+	      qp.xp.req.una, qp.xp.req.psn, qp.xp.req.max_psn, qp.xp.req.head,
+	      qp.xp.req.fetch);
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	sq_ring = calloc(SQ_DEPTH, 1U << SQ_LOG_STRIDE);
+	rq_ring = calloc(RQ_DEPTH, 1U << RQ_LOG_STRIDE);
+	cq_ring = calloc(CQ_DEPTH, sizeof(*cq_ring));
+	FUZZ_ASSERT(sq_ring && rq_ring && cq_ring);
+	fuzz_tx_hook = tx_check;
+	trace = getenv("FUZZ_TRACE");
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct allowed none = { .mr = -1 };
+	size_t pos = CFG_BYTES;
+	u32 frames = 0;
+
+	if (size < CFG_BYTES)
+		return 0;
+	memcpy(&cfg, data, CFG_BYTES);
+	fuzz_env_reset();
+	jiffies = 1000;
+	setup();
+
+#if FUZZ_COMP
+	if (pos < size) {
+		u32 n = data[pos++] % (SQ_WQES + 1), i;
+
+		for (i = 0; i < n && pos + WQE_DESC <= size; i++) {
+			if (le32_to_cpu(sq_db.producer) - qp.sq.completed <
+			    SQ_DEPTH)
+				sq_post(data + pos);
+			pos += WQE_DESC;
+		}
+	}
+#endif
+	/* The first pass: doorbells read, requests sent. */
+	engine_qp(false, false);
+	check_memory(&none);
+	check_state();
+	cq_consume();
+
+	while (pos + 3 <= size) {
+		u8 ctl = data[pos];
+		u32 len = get16(data + pos + 1);
+
+		pos += 3;
+		if (len > size - pos)
+			len = size - pos;
+		deliver(data + pos, len, ctl);
+		pos += len;
+		if (!(cfg.flags & CFG_LAZY_CQ) || ++frames % 8 == 0)
+			cq_consume();
+	}
+	/* Let the QP finish: a pass that sends what is owed, then a flush. */
+	engine_qp(true, false);
+	check_memory(&none);
+	cq_consume();
+
+	FUZZ_ASSERT(fuzz_counts.skbs == 0 && fuzz_counts.frag_pages == 0);
+	hw.engine.lock.held = 0;
+	return 0;
+}

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Generated seeds for the fuzz targets, built with the repo's own header
+ * builders (dray_wire_build(), dray_wire_build_l3(), the ICRC of
+ * dev_icrc.c), in the input formats of fuzz_wire.c and fuzz_xport.c:
+ *
+ *   mkseeds DIR      writes DIR/fuzz_wire/gen-*, DIR/fuzz_resp/gen-*,
+ *                    DIR/fuzz_comp/gen-*
+ *
+ * fuzz_wire: one frame of every opcode over IPv4 and a few over IPv6.
+ * fuzz_resp: request sequences a requester sends (every RC request
+ * opcode, segmented messages, duplicates, a PSN gap, RNR, remote
+ * invalidation of the window, bad keys). fuzz_comp: send WQEs and the
+ * responses a responder gives them (ACKs, READ responses, atomic ACKs,
+ * NAKs of each kind, timeouts). The captured seeds (cap-*) come from
+ * pcap2seeds.py; see Documentation/testing.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "kshim.h"
+#include "dev_wire.c"
+#include "dev_icrc.c"
+
+/* What fuzz_xport.c sets up (keep in step with it). */
+#define MTU_CFG		2	/* % 5 + 1 = DRAY_MTU_1024 */
+#define MTU		1024
+#define KEY_RW		0x111
+#define KEY_RO		0x222
+#define KEY_MW		0x65a
+#define IOVA_RW		(0x10000 + 0x123)
+#define IOVA_RO		0x40000
+#define MW_IOVA		0x7000000ULL
+#define RQ_PSN		0x00abcd
+#define SQ_PSN		0xfffff0	/* wraps during the longer seeds */
+
+#define F_RAW		0x01
+#define F_TIMER		0x10
+#define F_POST_RQ	0x20
+#define F_NOMEM		0x40
+/* fuzz_xport.c's command records (CMD_*). */
+#define CMD_DESTROY_RO		0
+#define CMD_DESTROY_RECV	1
+#define CMD_INVALIDATE_MW	3
+#define CMD_DESTROY_RW		4
+#define CMD_SQD			5
+#define CMD_RTS			6
+#define CMD_RETRY		7
+#define CMD_REWRITE_SQ		8
+#define CMD_ERR			9
+
+struct seed {
+	u8	buf[16384];
+	u32	len;
+};
+
+static const char *outdir;
+
+static void put(struct seed *s, const void *p, u32 n)
+{
+	if (s->len + n > sizeof(s->buf))
+		abort();
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+}
+
+static void put8(struct seed *s, u8 v)
+{
+	put(s, &v, 1);
+}
+
+static void put16(struct seed *s, u16 v)
+{
+	put8(s, v >> 8);
+	put8(s, v);
+}
+
+static void put32(struct seed *s, u32 v)
+{
+	put16(s, v >> 16);
+	put16(s, v);
+}
+
+static void save(const char *target, const char *name, const struct seed *s)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", outdir, target);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/gen-%s", outdir, target, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(s->buf, 1, s->len, f) != s->len || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* The fuzz_xport.c configuration block (struct cfg). */
+static void cfg(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
+		u8 timeout)
+{
+	put8(s, flags);
+	put8(s, MTU_CFG);
+	put8(s, DRAY_ACCESS_REMOTE_WRITE | DRAY_ACCESS_REMOTE_READ |
+		DRAY_ACCESS_REMOTE_ATOMIC);
+	put8(s, max_dest);		/* max_dest_rd_atomic */
+	put8(s, 4);			/* max_rd_atomic */
+	put8(s, 0x73);			/* retry_cnt 3, rnr_retry 7 */
+	put8(s, timeout);
+	put8(s, 12);			/* min_rnr_timer */
+	put8(s, rq_wqes);
+	put8(s, 2);			/* 3 SGEs per receive WQE */
+	put16(s, 4999);			/* SGE lengths */
+	put16(s, 0x123);		/* MR_RW's iova in its page */
+	put32(s, RQ_PSN);
+	put32(s, SQ_PSN);
+}
+
+/* A command record: what software does between two frames. */
+static void cmd(struct seed *s, u8 c)
+{
+	put8(s, F_RAW | c << 4);
+	put16(s, 0);
+}
+
+/* One frame record: BTH and extended headers, payload, pad. */
+static void frame(struct seed *s, u8 ctl, struct dray_pkt *p, u32 paylen,
+		  u8 fill)
+{
+	u8 hdr[DRAY_HDR_MAX];
+	u32 hlen, i;
+
+	p->pad = dray_wire_pad(paylen);
+	if (!p->pkey)
+		p->pkey = DRAY_PKEY_DEFAULT;
+	hlen = dray_wire_build(p, hdr);
+	put8(s, ctl);
+	put16(s, hlen + paylen + p->pad);
+	put(s, hdr, hlen);
+	for (i = 0; i < paylen; i++)
+		put8(s, (u8)(fill + i * 13));
+	for (i = 0; i < p->pad; i++)
+		put8(s, 0);
+}
+
+static void req(struct seed *s, u8 ctl, u8 op, u32 psn, u32 paylen,
+		bool ackreq)
+{
+	struct dray_pkt p = { .opcode = op, .psn = psn, .ackreq = ackreq,
+			      .qpn = 0x11 };
+
+	frame(s, ctl, &p, paylen, (u8)psn);
+}
+
+static void rdma(struct seed *s, u8 ctl, u8 op, u32 psn, u32 rkey, u64 va,
+		 u32 dma_len, u32 paylen)
+{
+	struct dray_pkt p = { .opcode = op, .psn = psn, .rkey = rkey,
+			      .va = va, .dma_len = dma_len, .ackreq = true,
+			      .qpn = 0x11, .imm = cpu_to_be32(0x1234) };
+
+	frame(s, ctl, &p, paylen, (u8)psn);
+}
+
+static void atomic(struct seed *s, u8 op, u32 psn, u32 rkey, u64 va)
+{
+	struct dray_pkt p = { .opcode = op, .psn = psn, .rkey = rkey,
+			      .va = va, .swap_add = 5, .compare = 0x4141414141414141ULL,
+			      .ackreq = true, .qpn = 0x11 };
+
+	frame(s, 0, &p, 0, 0);
+}
+
+/* --- fuzz_resp --------------------------------------------------------- */
+
+static void resp_seeds(void)
+{
+	struct seed s;
+	struct dray_pkt p;
+	u32 psn;
+
+	s.len = 0;	/* SEND Only, SEND Only with Immediate */
+	cfg(&s, 0, 4, 8, 14);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 100, true);
+	req(&s, 0, DRAY_OP_SEND_ONLY_IMM, RQ_PSN + 1, 7, false);
+	save("fuzz_resp", "send-only", &s);
+
+	s.len = 0;	/* a 3-packet SEND with immediate */
+	cfg(&s, 0, 4, 8, 14);
+	req(&s, 0, DRAY_OP_SEND_FIRST, RQ_PSN, MTU, false);
+	req(&s, 0, DRAY_OP_SEND_MIDDLE, RQ_PSN + 1, MTU, false);
+	req(&s, 0, DRAY_OP_SEND_LAST_IMM, RQ_PSN + 2, 501, true);
+	save("fuzz_resp", "send-3pkt", &s);
+
+	s.len = 0;	/* WRITE Only, WRITE Only with Immediate */
+	cfg(&s, 0, 4, 8, 14);
+	rdma(&s, 0, DRAY_OP_WRITE_ONLY, RQ_PSN, KEY_RW, IOVA_RW + 16, 64, 64);
+	rdma(&s, 0, DRAY_OP_WRITE_ONLY_IMM, RQ_PSN + 1, KEY_RW, IOVA_RW + 4090,
+	     33, 33);
+	save("fuzz_resp", "write-only", &s);
+
+	s.len = 0;	/* WRITE First, Middle, Last with Immediate */
+	cfg(&s, 0, 4, 8, 14);
+	rdma(&s, 0, DRAY_OP_WRITE_FIRST, RQ_PSN, KEY_RW, IOVA_RW + 100,
+	     2 * MTU + 300, MTU);
+	req(&s, 0, DRAY_OP_WRITE_MIDDLE, RQ_PSN + 1, MTU, false);
+	p = (struct dray_pkt){ .opcode = DRAY_OP_WRITE_LAST_IMM,
+			       .psn = RQ_PSN + 2, .ackreq = true,
+			       .imm = cpu_to_be32(7) };
+	frame(&s, 0, &p, 300, 9);
+	save("fuzz_resp", "write-3pkt", &s);
+
+	s.len = 0;	/* READ of MR_RW and of the read-only MR, paced */
+	cfg(&s, 0, 4, 8, 14);
+	rdma(&s, 0, DRAY_OP_READ_REQUEST, RQ_PSN, KEY_RW, IOVA_RW, 3000, 0);
+	rdma(&s, F_TIMER, DRAY_OP_READ_REQUEST, RQ_PSN + 3, KEY_RO,
+	     IOVA_RO + 8, 100, 0);
+	save("fuzz_resp", "read", &s);
+
+	s.len = 0;	/* CmpSwap and FetchAdd, then a duplicate of each */
+	cfg(&s, 0, 4, 8, 14);
+	atomic(&s, DRAY_OP_CMP_SWAP, RQ_PSN, KEY_RW, IOVA_RW + 5);
+	atomic(&s, DRAY_OP_FETCH_ADD, RQ_PSN + 1, KEY_RW, IOVA_RW + 13);
+	atomic(&s, DRAY_OP_CMP_SWAP, RQ_PSN, KEY_RW, IOVA_RW + 5);
+	atomic(&s, DRAY_OP_FETCH_ADD, RQ_PSN + 1, KEY_RW, IOVA_RW + 13);
+	save("fuzz_resp", "atomic-dup", &s);
+
+	s.len = 0;	/* duplicate WRITE and READ: ACK again, answer again */
+	cfg(&s, 0, 4, 8, 14);
+	rdma(&s, 0, DRAY_OP_WRITE_ONLY, RQ_PSN, KEY_RW, IOVA_RW, 8, 8);
+	rdma(&s, 0, DRAY_OP_READ_REQUEST, RQ_PSN + 1, KEY_RW, IOVA_RW,
+	     2 * MTU, 0);
+	rdma(&s, 0, DRAY_OP_WRITE_ONLY, RQ_PSN, KEY_RW, IOVA_RW, 8, 8);
+	rdma(&s, 0, DRAY_OP_READ_REQUEST, RQ_PSN + 2, KEY_RW, IOVA_RW + MTU,
+	     MTU, 0);
+	save("fuzz_resp", "dup", &s);
+
+	s.len = 0;	/* a PSN gap: sequence NAK, then the missing packet */
+	cfg(&s, 0, 4, 8, 14);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 10, true);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 2, 10, true);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 10, true);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 10, true);
+	save("fuzz_resp", "psn-gap", &s);
+
+	s.len = 0;	/* no receive WQE: RNR NAK; then one is posted */
+	cfg(&s, 0, 4, 0, 14);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 10, true);
+	req(&s, F_POST_RQ, DRAY_OP_SEND_ONLY, RQ_PSN, 10, true);
+	save("fuzz_resp", "rnr", &s);
+
+	s.len = 0;	/* the window: WRITE and READ through it, invalidate it */
+	cfg(&s, 0, 4, 8, 14);
+	rdma(&s, 0, DRAY_OP_WRITE_ONLY, RQ_PSN, KEY_MW, MW_IOVA + 500, 12, 12);
+	rdma(&s, 0, DRAY_OP_READ_REQUEST, RQ_PSN + 1, KEY_MW, MW_IOVA + 8, 30, 0);
+	p = (struct dray_pkt){ .opcode = DRAY_OP_SEND_ONLY_INV,
+			       .psn = RQ_PSN + 2, .rkey = KEY_MW,
+			       .ackreq = true };
+	frame(&s, 0, &p, 20, 1);
+	rdma(&s, 0, DRAY_OP_WRITE_ONLY, RQ_PSN + 3, KEY_MW, MW_IOVA, 4, 4);
+	save("fuzz_resp", "window", &s);
+
+	s.len = 0;	/* SEND with invalidate in 2 packets */
+	cfg(&s, 0, 4, 8, 14);
+	req(&s, 0, DRAY_OP_SEND_FIRST, RQ_PSN, MTU, false);
+	p = (struct dray_pkt){ .opcode = DRAY_OP_SEND_LAST_INV,
+			       .psn = RQ_PSN + 1, .rkey = KEY_MW,
+			       .ackreq = true };
+	frame(&s, 0, &p, 3, 1);
+	save("fuzz_resp", "send-inv", &s);
+
+	s.len = 0;	/* a key of the read-only MR: remote access error */
+	cfg(&s, 0, 4, 8, 14);
+	rdma(&s, 0, DRAY_OP_WRITE_ONLY, RQ_PSN, KEY_RO, IOVA_RO, 8, 8);
+	save("fuzz_resp", "bad-rkey", &s);
+
+	s.len = 0;	/* more READs than responder resources */
+	cfg(&s, 0, 2, 8, 14);
+	for (psn = RQ_PSN; psn < RQ_PSN + 3; psn++)
+		rdma(&s, 0, DRAY_OP_READ_REQUEST, psn, KEY_RW, IOVA_RW, 8, 0);
+	save("fuzz_resp", "read-depth", &s);
+
+	s.len = 0;	/* READ responses held up, the MR destroyed meanwhile */
+	cfg(&s, 0, 4, 8, 14);
+	rdma(&s, F_NOMEM, DRAY_OP_READ_REQUEST, RQ_PSN, KEY_RO, IOVA_RO, 3000,
+	     0);
+	cmd(&s, CMD_DESTROY_RO);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 3, 10, true);
+	save("fuzz_resp", "destroy-read", &s);
+
+	s.len = 0;	/* receive buffers destroyed inside a SEND */
+	cfg(&s, 0, 4, 8, 14);
+	req(&s, 0, DRAY_OP_SEND_FIRST, RQ_PSN, MTU, false);
+	cmd(&s, CMD_DESTROY_RECV);
+	req(&s, 0, DRAY_OP_SEND_LAST, RQ_PSN + 1, 10, true);
+	save("fuzz_resp", "destroy-recv", &s);
+
+	s.len = 0;	/* window invalidated, its MR destroyed, then used */
+	cfg(&s, 0, 4, 8, 14);
+	rdma(&s, 0, DRAY_OP_WRITE_FIRST, RQ_PSN, KEY_RW, IOVA_RW, 2 * MTU, MTU);
+	cmd(&s, CMD_INVALIDATE_MW);
+	cmd(&s, CMD_DESTROY_RW);
+	req(&s, 0, DRAY_OP_WRITE_LAST, RQ_PSN + 1, MTU, true);
+	save("fuzz_resp", "destroy-rw", &s);
+
+	s.len = 0;	/* in RTR (COMM_EST); receive WQEs malformed, bad lkey */
+	cfg(&s, 0x20 | 0x10 | 0x08, 4, 8, 14);
+	for (psn = RQ_PSN; psn < RQ_PSN + 4; psn++)
+		req(&s, 0, DRAY_OP_SEND_ONLY, psn, 20, true);
+	save("fuzz_resp", "rtr-bad-rwqe", &s);
+
+	s.len = 0;	/* IPv6 path, SEND then WRITE */
+	cfg(&s, 0x01, 4, 8, 14);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 33, false);
+	rdma(&s, 0, DRAY_OP_WRITE_ONLY, RQ_PSN + 1, KEY_RW, IOVA_RW, 1, 1);
+	save("fuzz_resp", "ipv6", &s);
+}
+
+/* --- fuzz_comp ----------------------------------------------------------- */
+
+/* A WQE descriptor of fuzz_xport.c's sq_post() (WQE_DESC bytes). */
+static void wqe(struct seed *s, u8 op, u8 flags, u16 len, u8 nsge)
+{
+	put8(s, op);
+	put8(s, flags);
+	put16(s, len);
+	put16(s, 0x40);		/* remote address */
+	put8(s, nsge - 1);
+	put8(s, 0x11);		/* rkey low byte, immediate */
+	put16(s, 0x0102);	/* atomic operands, local offset */
+}
+
+static void ack(struct seed *s, u8 ctl, u8 syndrome, u32 psn, u32 msn)
+{
+	struct dray_pkt p = { .opcode = DRAY_OP_ACK, .psn = psn,
+			      .syndrome = syndrome, .msn = msn };
+
+	frame(s, ctl, &p, 0, 0);
+}
+
+static void read_resp(struct seed *s, u8 op, u32 psn, u32 paylen)
+{
+	struct dray_pkt p = { .opcode = op, .psn = psn,
+			      .syndrome = DRAY_AETH_CREDITS_INVALID };
+
+	frame(s, 0, &p, paylen, (u8)psn);
+}
+
+static void comp_seeds(void)
+{
+	struct seed s;
+	struct dray_pkt p;
+	u32 P = SQ_PSN;
+
+	s.len = 0;	/* WRITE of 3 packets and a SEND, one ACK each */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_WRITE, DRAY_WQE_F_SIGNALED, 3000, 2);
+	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 100, 1);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 2), 1);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 3), 2);
+	save("fuzz_comp", "write-send-ack", &s);
+
+	s.len = 0;	/* READ of 3 response packets */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 1);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 2500, 3);
+	read_resp(&s, DRAY_OP_READ_RESP_FIRST, P, MTU);
+	read_resp(&s, DRAY_OP_READ_RESP_MIDDLE, dray_psn_add(P, 1), MTU);
+	read_resp(&s, DRAY_OP_READ_RESP_LAST, dray_psn_add(P, 2), 452);
+	save("fuzz_comp", "read-3pkt", &s);
+
+	s.len = 0;	/* CmpSwap, FetchAdd, a small READ */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 3);
+	wqe(&s, DRAY_WQE_ATOMIC_CMP_SWP, DRAY_WQE_F_SIGNALED, 8, 1);
+	wqe(&s, DRAY_WQE_ATOMIC_FETCH_ADD, 0, 8, 1);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 40, 1);
+	p = (struct dray_pkt){ .opcode = DRAY_OP_ATOMIC_ACK, .psn = P,
+			       .syndrome = DRAY_AETH_CREDITS_INVALID,
+			       .orig = 0x1122334455667788ULL };
+	frame(&s, 0, &p, 0, 0);
+	p.psn = dray_psn_add(P, 1);
+	frame(&s, 0, &p, 0, 0);
+	read_resp(&s, DRAY_OP_READ_RESP_ONLY, dray_psn_add(P, 2), 40);
+	save("fuzz_comp", "atomic-read", &s);
+
+	s.len = 0;	/* PSN sequence NAK: go back, then the ACK */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_WRITE_IMM, 0, 2048, 1);
+	wqe(&s, DRAY_WQE_SEND_IMM, DRAY_WQE_F_SIGNALED, 10, 1);
+	ack(&s, 0, DRAY_AETH_NAK | DRAY_NAK_PSN_SEQ, dray_psn_add(P, 1), 0);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 2), 2);
+	save("fuzz_comp", "nak-seq", &s);
+
+	s.len = 0;	/* RNR NAK, the RNR timer, then the ACK */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 1);
+	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 10, 1);
+	ack(&s, F_TIMER, DRAY_AETH_RNR_NAK | 1, P, 0);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, P, 1);
+	save("fuzz_comp", "rnr", &s);
+
+	s.len = 0;	/* no answer: the local ACK timeout, resent, ACK */
+	cfg(&s, 0, 4, 8, 10);
+	put8(&s, 1);
+	wqe(&s, DRAY_WQE_RDMA_WRITE, DRAY_WQE_F_SIGNALED, 100, 1);
+	ack(&s, F_TIMER, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 5), 0);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, P, 1);
+	save("fuzz_comp", "timeout", &s);
+
+	s.len = 0;	/* remote access NAK: the WQE fails, the QP errs */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_WRITE, DRAY_WQE_F_SIGNALED, 8, 1);
+	wqe(&s, DRAY_WQE_RDMA_READ, 0, 8, 1);
+	ack(&s, 0, DRAY_AETH_NAK | DRAY_NAK_REM_ACCESS, P, 0);
+	save("fuzz_comp", "nak-access", &s);
+
+	s.len = 0;	/* a READ response lost: implied NAK by a later one */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 2048, 2);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 8, 1);
+	read_resp(&s, DRAY_OP_READ_RESP_ONLY, dray_psn_add(P, 2), 8);
+	read_resp(&s, DRAY_OP_READ_RESP_FIRST, P, MTU);
+	read_resp(&s, DRAY_OP_READ_RESP_LAST, dray_psn_add(P, 1), MTU);
+	read_resp(&s, DRAY_OP_READ_RESP_ONLY, dray_psn_add(P, 2), 8);
+	save("fuzz_comp", "read-lost", &s);
+
+	s.len = 0;	/* SQD while a WRITE is out: drained by its ACK */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_WRITE, DRAY_WQE_F_SIGNALED, 2000, 1);
+	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 10, 1);
+	cmd(&s, CMD_SQD);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 1), 1);
+	cmd(&s, CMD_RETRY);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 2), 2);
+	cmd(&s, CMD_RTS);
+	save("fuzz_comp", "sqd", &s);
+
+	s.len = 0;	/* a WQE rewritten while outstanding, then a NAK */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 2048, 1);
+	wqe(&s, DRAY_WQE_RDMA_WRITE, DRAY_WQE_F_SIGNALED, 100, 1);
+	cmd(&s, CMD_REWRITE_SQ);
+	read_resp(&s, DRAY_OP_READ_RESP_FIRST, P, MTU);
+	ack(&s, 0, DRAY_AETH_NAK | DRAY_NAK_PSN_SEQ, dray_psn_add(P, 1), 0);
+	save("fuzz_comp", "rewrite-wqe", &s);
+
+	s.len = 0;	/* software moves the QP to ERR with a READ out */
+	cfg(&s, 0, 4, 8, 14);
+	put8(&s, 1);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 2048, 1);
+	read_resp(&s, DRAY_OP_READ_RESP_FIRST, P, MTU);
+	cmd(&s, CMD_ERR);
+	read_resp(&s, DRAY_OP_READ_RESP_LAST, dray_psn_add(P, 1), MTU);
+	save("fuzz_comp", "to-err", &s);
+
+	s.len = 0;	/* inline SEND, fenced READ, SEND with invalidate */
+	cfg(&s, 0x02, 4, 8, 14);
+	put8(&s, 3);
+	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_INLINE, 50, 1);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_FENCE, 16, 1);
+	wqe(&s, DRAY_WQE_SEND_INV, 0, 20, 1);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, P, 1);
+	read_resp(&s, DRAY_OP_READ_RESP_ONLY, dray_psn_add(P, 1), 16);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 2), 3);
+	save("fuzz_comp", "inline-fence-inv", &s);
+}
+
+/* --- fuzz_wire ------------------------------------------------------------ */
+
+static void wire_seed(u8 op, bool ipv6)
+{
+	struct dray_wire_addr a = {
+		.ipv6 = ipv6, .hop_limit = 64, .sport = 0xc001,
+		.tclass = 2, .flow_label = ipv6 ? 0x12345 : 0,
+	};
+	u8 f[DRAY_ETH_HLEN + DRAY_IPV6_HLEN + DRAY_UDP_HLEN + DRAY_HDR_MAX +
+	     64 + 8];
+	struct dray_pkt p = {
+		.opcode = op, .psn = 0x123456, .qpn = 0x11, .rkey = 0x111,
+		.va = 0x10000, .dma_len = 61, .syndrome = 0x1f, .msn = 5,
+		.qkey = 0x80010000, .src_qpn = 1, .orig = 42,
+		.imm = cpu_to_be32(3), .pkey = DRAY_PKEY_DEFAULT,
+	};
+	u32 pay = dray_opcodes[op].flags & DRAY_OPF_PAYLOAD ? 61 : 0;
+	u32 hlen, l2l4, udp_len, crc, i;
+	struct seed s = { .len = 0 };
+	char name[64];
+	u8 *ip;
+
+	p.pad = dray_wire_pad(pay);
+	hlen = dray_wire_hdr_len(dray_opcodes[op].flags);
+	udp_len = hlen + pay + p.pad + DRAY_ICRC_BYTES;
+	memset(a.sgid + 10, 0xff, 2);
+	memset(a.dgid + 10, 0xff, 2);
+	a.sgid[12] = 10;
+	a.sgid[15] = 1;
+	a.dgid[12] = 10;
+	a.dgid[15] = 2;
+	if (ipv6) {
+		a.sgid[0] = 0xfe;
+		a.sgid[1] = 0x80;
+		a.dgid[0] = 0xfe;
+		a.dgid[1] = 0x80;
+	}
+	l2l4 = dray_wire_build_l3(&a, udp_len, f);
+	dray_wire_build(&p, f + l2l4);
+	for (i = 0; i < pay + p.pad; i++)
+		f[l2l4 + hlen + i] = i < pay ? (u8)(i * 7) : 0;
+	ip = f + DRAY_ETH_HLEN;
+	crc = dray_icrc_begin(ip, ipv6, f + l2l4 - DRAY_UDP_HLEN,
+			      DRAY_UDP_HLEN + hlen);
+	crc = dray_icrc_update(crc, f + l2l4 + hlen, pay + p.pad);
+	crc = dray_icrc_final(crc);
+	for (i = 0; i < 4; i++)
+		f[l2l4 + hlen + pay + p.pad + i] = (u8)(crc >> (8 * i));
+	put8(&s, (u8)(ipv6 | op << 1));		/* control byte */
+	put(&s, ip, l2l4 - DRAY_ETH_HLEN + udp_len);
+	snprintf(name, sizeof(name), "%s-%02x", ipv6 ? "v6" : "v4", op);
+	save("fuzz_wire", name, &s);
+}
+
+int main(int argc, char **argv)
+{
+	u32 op;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: mkseeds DIR\n");
+		return 2;
+	}
+	outdir = argv[1];
+	mkdir(outdir, 0755);
+	for (op = 0; op < 256; op++)
+		if (dray_opcodes[op].flags)
+			wire_seed(op, false);
+	wire_seed(DRAY_OP_WRITE_FIRST, true);
+	wire_seed(DRAY_OP_ACK, true);
+	wire_seed(DRAY_OP_UD_SEND_ONLY_IMM, true);
+	wire_seed(DRAY_OP_CMP_SWAP, true);
+	resp_seeds();
+	comp_seeds();
+	return 0;
+}

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The environment of the transport's fuzz build (xport_env.h): what
+ * kinc/fuzz_kernel.h declares and needs state for, and the NIC model's
+ * functions outside the compiled files, reduced to what the fuzzed paths
+ * may call. A model function the transport must never reach for the one
+ * RC QP the targets drive (UD, SRQs, admin-only helpers) aborts.
+ */
+#include "dev_cmd.h"
+#include "dev_srq.h"
+#include "dev_xport_int.h"
+
+#include "xport_env.h"
+
+unsigned long jiffies;
+bool fuzz_fail_alloc;
+void (*fuzz_tx_hook)(struct sk_buff *skb);
+struct fuzz_counts fuzz_counts;
+
+/* --- sk_buff -------------------------------------------------------------- */
+
+struct sk_buff *alloc_skb(unsigned int size, int gfp)
+{
+	struct sk_buff *skb;
+
+	(void)gfp;
+	if (fuzz_fail_alloc)
+		return NULL;
+	skb = calloc(1, sizeof(*skb));
+	FUZZ_ASSERT(skb);
+	/* Exactly @size bytes: AddressSanitizer sees an overrun. */
+	skb->head = malloc(size ? size : 1);
+	FUZZ_ASSERT(skb->head);
+	skb->data = skb->head;
+	skb->end = size;
+	skb->truesize = size;
+	fuzz_counts.skbs++;
+	return skb;
+}
+
+void kfree_skb(struct sk_buff *skb)
+{
+	int i;
+
+	if (!skb)
+		return;
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++)
+		put_page(skb_shinfo(skb)->frags[i].page);
+	free(skb->head);
+	free(skb);
+	fuzz_counts.skbs--;
+}
+
+struct sk_buff *fuzz_skb_from(const void *data, u32 len)
+{
+	struct sk_buff *skb = alloc_skb(len, 0);
+
+	FUZZ_ASSERT(skb);
+	memcpy(skb_put(skb, len), data, len);
+	return skb;
+}
+
+/* As the kernel's: linear part first, then the fragments, in order. */
+int skb_copy_bits(const struct sk_buff *skb, int offset, void *to, int len)
+{
+	u32 off = offset, left = len, head = skb_headlen(skb), n;
+	u8 *dst = to;
+	int i;
+
+	if (offset < 0 || len < 0 || off > skb->len || left > skb->len - off)
+		return -EFAULT;
+	if (off < head) {
+		n = min(left, head - off);
+		memcpy(dst, skb->data + off, n);
+		dst += n;
+		left -= n;
+		off = head;
+	}
+	off -= head;
+	for (i = 0; left && i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+
+		if (off >= f->size) {
+			off -= f->size;
+			continue;
+		}
+		n = min(left, f->size - off);
+		memcpy(dst, f->page->addr + f->off + off, n);
+		dst += n;
+		left -= n;
+		off = 0;
+	}
+	FUZZ_ASSERT(!left);	/* len and data_len disagree with the frags */
+	return 0;
+}
+
+unsigned int skb_seq_read(unsigned int consumed, const u8 **data,
+			  struct skb_seq_state *st)
+{
+	const struct sk_buff *skb = st->skb;
+	u32 pos = st->lower + consumed, head = skb_headlen(skb), off;
+	int i;
+
+	if (pos >= st->upper || pos >= skb->len)
+		return 0;
+	if (pos < head) {
+		*data = skb->data + pos;
+		return min(head, st->upper) - pos;
+	}
+	off = pos - head;
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+
+		if (off < f->size) {
+			*data = f->page->addr + f->off + off;
+			return min(f->size - off, st->upper - pos);
+		}
+		off -= f->size;
+	}
+	return 0;
+}
+
+int dev_queue_xmit(struct sk_buff *skb)
+{
+	fuzz_counts.tx++;
+	if (fuzz_tx_hook)
+		fuzz_tx_hook(skb);
+	kfree_skb(skb);
+	return NET_XMIT_SUCCESS;
+}
+
+/* --- pages of netdev_alloc_frag() ------------------------------------------ */
+
+#define FRAG_PAGES_MAX	256
+
+static struct page *frag_pages[FRAG_PAGES_MAX];
+
+void *netdev_alloc_frag(unsigned int len)
+{
+	struct page *p;
+	int i;
+
+	if (fuzz_fail_alloc)
+		return NULL;
+	FUZZ_ASSERT(len <= PAGE_SIZE);
+	for (i = 0; i < FRAG_PAGES_MAX && frag_pages[i]; i++)
+		;
+	FUZZ_ASSERT(i < FRAG_PAGES_MAX);
+	p = calloc(1, sizeof(*p));
+	FUZZ_ASSERT(p);
+	/* A whole page, but the caller may use @len bytes of it only. */
+	p->addr = malloc(len ? len : 1);
+	FUZZ_ASSERT(p->addr);
+	p->refs = 1;
+	frag_pages[i] = p;
+	fuzz_counts.frag_pages++;
+	return p->addr;
+}
+
+struct page *virt_to_head_page(const void *addr)
+{
+	int i;
+
+	for (i = 0; i < FRAG_PAGES_MAX; i++)
+		if (frag_pages[i] && frag_pages[i]->addr == addr)
+			return frag_pages[i];
+	abort();	/* only netdev_alloc_frag() memory is looked up */
+}
+
+void put_page(struct page *p)
+{
+	int i;
+
+	FUZZ_ASSERT(p->refs > 0);
+	if (--p->refs)
+		return;
+	for (i = 0; i < FRAG_PAGES_MAX; i++)
+		if (frag_pages[i] == p) {
+			frag_pages[i] = NULL;
+			free(p->addr);
+			free(p);
+			fuzz_counts.frag_pages--;
+			return;
+		}
+	/* A pinned MR page lost its last reference: a refcount bug. */
+	FUZZ_ASSERT(p->unpinned);
+	free(p->addr);
+	p->addr = NULL;
+}
+
+void fuzz_env_reset(void)
+{
+	int i;
+
+	for (i = 0; i < FRAG_PAGES_MAX; i++)
+		if (frag_pages[i]) {
+			free(frag_pages[i]->addr);
+			free(frag_pages[i]);
+			frag_pages[i] = NULL;
+		}
+	memset(&fuzz_counts, 0, sizeof(fuzz_counts));
+	fuzz_fail_alloc = false;
+}
+
+/* --- the rest of the NIC model, as the transport sees it -------------------- */
+
+void dray_hw_engine_kick(struct dray_hw *hw)
+{
+	(void)hw;
+	fuzz_counts.kicks++;
+}
+
+void dray_hw_engine_lock(struct dray_hw *hw)
+{
+	spin_lock_bh(&hw->engine.lock);
+}
+
+void dray_hw_engine_unlock(struct dray_hw *hw)
+{
+	spin_unlock_bh(&hw->engine.lock);
+}
+
+/* Internal loopback: the harness's paths never name the port's own MAC. */
+void dray_hw_engine_rx(struct dray_hw *hw, struct sk_buff *skb)
+{
+	(void)hw;
+	(void)skb;
+	abort();
+}
+
+void dray_hw_eq_post(struct dray_hw *hw, u32 eqn, u8 type, u32 data0,
+		     u64 data1)
+{
+	(void)hw;
+	(void)data0;
+	(void)data1;
+	FUZZ_ASSERT(eqn < DRAY_HW_MAX_EQ && type);
+	fuzz_counts.events++;
+}
+
+/* Admin paths only (MR and window commands). */
+struct dray_hw_pd *dray_hw_pd_get(struct dray_hw *hw, u32 pdn)
+{
+	(void)hw;
+	(void)pdn;
+	return FUZZ_UNREACHED_PTR();
+}
+
+void dray_hw_pd_put(struct dray_hw *hw, u32 pdn)
+{
+	(void)hw;
+	(void)pdn;
+	FUZZ_UNREACHED();
+}
+
+/* The fuzzed QP has no SRQ; UD QPs are not fuzzed here. */
+int dray_hw_srq_take(struct dray_hw *hw, struct dray_hw_srq *srq,
+		     struct dray_hw_rwqe *wqe)
+{
+	(void)hw;
+	(void)srq;
+	(void)wqe;
+	return FUZZ_UNREACHED();
+}
+
+void dray_ud_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
+		    u8 old_state)
+{
+	(void)hw;
+	(void)qp;
+	(void)mask;
+	(void)old_state;
+	FUZZ_UNREACHED();
+}
+
+bool dray_ud_want_run(struct dray_hw_qp *qp)
+{
+	(void)qp;
+	return FUZZ_UNREACHED();
+}
+
+void dray_ud_send(struct dray_hw *hw, struct dray_hw_qp *qp)
+{
+	(void)hw;
+	(void)qp;
+	FUZZ_UNREACHED();
+}
+
+void dray_ud_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
+{
+	(void)hw;
+	(void)qp;
+	FUZZ_UNREACHED();
+}
+
+/*
+ * A UD SEND for the RC QP: dray_ud_rx() drops frames for a QP that is not
+ * UD (dev_ud.c); so does this stand-in, counting the drop as it does.
+ */
+void dray_ud_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
+		struct dray_xp_rxpkt *rx, const u8 *ip,
+		const struct dray_wire_l3 *l3)
+{
+	(void)hw;
+	(void)ip;
+	(void)l3;
+	FUZZ_ASSERT(!dray_hw_qpt_dg(qp->type));
+	qp->xp.stats.rx_drops++;
+	kfree_skb(rx->skb);
+}
