@@ -48,6 +48,7 @@ UNIT_TEST(output_layouts)
 	CHECK_EQ(offsetof(struct dray_device_caps, max_srq), 128);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_srq_wr), 132);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_srq_sge), 136);
+	CHECK_EQ(offsetof(struct dray_device_caps, max_counter_sets), 140);
 	CHECK_EQ(sizeof(struct dray_port_attr), 32);
 	CHECK_EQ(offsetof(struct dray_port_attr, eth_mtu), 4);
 	CHECK_EQ(offsetof(struct dray_port_attr, mac), 16);
@@ -65,6 +66,16 @@ UNIT_TEST(srq_layouts)
 	CHECK_EQ(sizeof(struct dray_cmd_modify_srq), 8);
 	CHECK_EQ(offsetof(struct dray_cmd_modify_srq, limit), 4);
 	CHECK_EQ(sizeof(struct dray_cmd_srq), 8);
+	CHECK_EQ(sizeof(struct dray_cmd_counter_set), 8);
+	CHECK_EQ(sizeof(struct dray_cmd_bind_counter_set), 8);
+	CHECK_EQ(offsetof(struct dray_cmd_bind_counter_set, set), 4);
+	CHECK_EQ(sizeof(struct dray_cmd_query_counters), 24);
+	CHECK_EQ(offsetof(struct dray_cmd_query_counters, out_len), 8);
+	CHECK_EQ(offsetof(struct dray_cmd_query_counters, scope), 12);
+	CHECK_EQ(offsetof(struct dray_cmd_query_counters, id), 16);
+	CHECK_EQ(sizeof(struct dray_counters), 8 * DRAY_CNT_MAX);
+	CHECK_EQ(DRAY_CNT_MAX, 32);
+	CHECK_EQ(DRAY_CNT_RESP_CQE_FLUSHES, 31);
 	CHECK_EQ(sizeof(struct dray_srq_wqe), DRAY_SRQ_WQE_HDR_SIZE);
 	CHECK_EQ(DRAY_SRQ_WQE_HDR_SIZE, 16);
 	CHECK_EQ(offsetof(struct dray_srq_wqe, num_sge), 0);
