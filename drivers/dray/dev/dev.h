@@ -95,6 +95,7 @@
 #include "../bus.h"
 #include "dev_engine.h"
 #include "dev_limits.h"
+#include "dev_xport.h"
 
 struct dray_aq_entry;
 
@@ -123,6 +124,19 @@ struct dray_hw_gid {
 
 struct dray_hw_uar {
 	struct dray_uar	*page;
+};
+
+/* Counter sets (QUERY_COUNTERS), set 0 the port's default one. */
+#define DRAY_HW_MAX_CSET	64
+
+/*
+ * A counter set: what its QPs counted while they were in it and then
+ * left it (BIND_COUNTER_SET, DESTROY_QP); the QPs in it add what they
+ * counted since they joined (dev_stats.c).
+ */
+struct dray_hw_cset {
+	bool			valid;
+	struct dray_xp_stats	acc;
 };
 
 struct dray_hw_irq {
@@ -184,6 +198,12 @@ struct dray_hw {
 	u8			node_guid[8];
 	atomic64_t		rx_roce_no_qp;	/* RoCE frames for no QP */
 	atomic64_t		rx_malformed;	/* frames no QP could be told of */
+
+	/*
+	 * Counter sets: changed by admin commands (admin_lock) under
+	 * engine.lock; read under admin_lock.
+	 */
+	struct dray_hw_cset	csets[DRAY_HW_MAX_CSET];
 
 	/* The object tables and the data path (dev_engine.h, dev_obj.h). */
 	struct dray_hw_engine	engine;

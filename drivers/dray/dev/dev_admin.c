@@ -85,6 +85,7 @@ static void aq_query_device(struct dray_hw *hw, const struct dray_aq_entry *e,
 	caps.max_srq = cpu_to_le32(DRAY_HW_MAX_SRQ);
 	caps.max_srq_wr = cpu_to_le32(DRAY_HW_MAX_SRQ_WR);
 	caps.max_srq_sge = cpu_to_le32(DRAY_HW_MAX_SGE);
+	caps.max_counter_sets = cpu_to_le32(DRAY_HW_MAX_CSET);
 
 	aq_write_out(hw, cmd, &caps, sizeof(caps), res);
 }
@@ -324,6 +325,13 @@ static const struct aq_op aq_ops[DRAY_CMD_MAX_OPCODE] = {
 					struct dray_cmd_srq),
 	[DRAY_CMD_DESTROY_SRQ]	= AQ_OP(dray_hw_cmd_destroy_srq,
 					struct dray_cmd_srq),
+	[DRAY_CMD_ALLOC_COUNTER_SET] = { .handler = dray_hw_cmd_alloc_cset },
+	[DRAY_CMD_FREE_COUNTER_SET] = AQ_OP(dray_hw_cmd_free_cset,
+					    struct dray_cmd_counter_set),
+	[DRAY_CMD_BIND_COUNTER_SET] = AQ_OP(dray_hw_cmd_bind_cset,
+					    struct dray_cmd_bind_counter_set),
+	[DRAY_CMD_QUERY_COUNTERS] = AQ_OP(dray_hw_cmd_query_counters,
+					  struct dray_cmd_query_counters),
 };
 
 static void aq_execute(struct dray_hw *hw, const struct dray_aq_entry *e,
