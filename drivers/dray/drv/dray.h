@@ -116,6 +116,7 @@ struct dray_caps {
 	u32	max_srq;
 	u32	max_srq_wr;
 	u32	max_srq_sge;
+	u32	max_counter_sets;
 };
 
 enum {
@@ -513,6 +514,19 @@ static inline struct device *dray_dma_dev(struct dray_dev *dev)
 			      __qp->qpn, ##__VA_ARGS__);		\
 } while (0)
 
+/* counters.c: `rdma statistic` (port counters, per-QP counters) */
+struct rdma_counter;
+struct rdma_hw_stats;
+struct rdma_hw_stats *dray_alloc_hw_port_stats(struct ib_device *ibdev,
+					       u32 port);
+int dray_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		      u32 port, int index);
+struct rdma_hw_stats *dray_counter_alloc_stats(struct rdma_counter *counter);
+int dray_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp);
+int dray_counter_unbind_qp(struct ib_qp *ibqp);
+int dray_counter_dealloc(struct rdma_counter *counter);
+int dray_counter_update_stats(struct rdma_counter *counter);
+
 /* aq.c */
 int dray_aq_init(struct dray_dev *dev);
 void dray_aq_destroy(struct dray_dev *dev);
@@ -560,6 +574,12 @@ int dray_admin_destroy_srq(struct dray_dev *dev, u32 srqn);
 int dray_admin_create_ah(struct dray_dev *dev, u32 pdn,
 			 const struct dray_path_params *path, u32 *ahn);
 int dray_admin_destroy_ah(struct dray_dev *dev, u32 ahn);
+int dray_admin_alloc_counter_set(struct dray_dev *dev, u32 *set);
+int dray_admin_free_counter_set(struct dray_dev *dev, u32 set);
+int dray_admin_bind_counter_set(struct dray_dev *dev, u32 qpn, u32 set);
+/* @values: DRAY_CNT_MAX counters (enum dray_counter) of a set or a QP. */
+int dray_admin_query_counters(struct dray_dev *dev, u8 scope, u32 id,
+			      u64 *values);
 /* A path in the device's format (commands, and UD WQEs' address vectors). */
 void dray_path_to_hw(struct dray_path *hw, const struct dray_path_params *p);
 
