@@ -60,6 +60,7 @@ enum dray_aq_opcode {
 	DRAY_CMD_FREE_COUNTER_SET = 0x24,
 	DRAY_CMD_BIND_COUNTER_SET = 0x25,
 	DRAY_CMD_QUERY_COUNTERS	= 0x26,
+	DRAY_CMD_QUERY_STATE	= 0x27,
 	DRAY_CMD_MAX_OPCODE,
 };
 
@@ -110,7 +111,7 @@ enum dray_aq_syndrome {
 	DRAY_AQ_SYN_SRQN	= 31,
 	DRAY_AQ_SYN_SRQ_LIMIT	= 32,
 	DRAY_AQ_SYN_COUNTER_SET	= 33,
-	DRAY_AQ_SYN_SCOPE	= 34,
+	DRAY_AQ_SYN_SCOPE	= 34,	/* QUERY_COUNTERS scope, QUERY_STATE kind */
 	DRAY_AQ_SYN_MAX,
 };
 
@@ -461,15 +462,18 @@ enum dray_counter_scope {
 };
 
 /*
- * QUERY_COUNTERS: the device writes struct dray_counters of the set or
- * the QP to out_addr, at most out_len bytes (a shorter buffer gets the
- * first counters); result = bytes written. out_addr and out_len sit
- * where they sit in struct dray_cmd_query.
+ * QUERY_COUNTERS and QUERY_STATE: the device writes the output of object
+ * id (of the kind named) to out_addr, at most out_len bytes (a shorter
+ * buffer gets the start); result = bytes written. out_addr and out_len
+ * sit where they sit in struct dray_cmd_query.
+ *
+ * QUERY_COUNTERS: struct dray_counters of a counter set or a QP (kind:
+ * enum dray_counter_scope).
  */
-struct dray_cmd_query_counters {
+struct dray_cmd_query_id {
 	__le64	out_addr;
 	__le32	out_len;
-	__u8	scope;		/* enum dray_counter_scope */
+	__u8	kind;		/* enum dray_counter_scope, enum dray_state_kind */
 	__u8	reserved[3];
 	__le32	id;
 	__le32	reserved2;
@@ -520,6 +524,89 @@ struct dray_counters {
 	__le64	v[DRAY_CNT_MAX];	/* enum dray_counter */
 };
 
+/*
+ * QUERY_STATE: the device's own state of one object, for diagnostics
+ * (`rdma resource show`): struct dray_obj_state. The values are read at
+ * one instant; they mean what they say only while nothing changes.
+ */
+enum dray_state_kind {
+	DRAY_STATE_QP	= 1,	/* id: QP number */
+	DRAY_STATE_CQ	= 2,	/* id: CQ number */
+	DRAY_STATE_MR	= 3,	/* id: key (its MR table index is used) */
+};
+
+/* dray_qp_state_out.flags */
+#define DRAY_QPST_F_ERR		0x01	/* transport stopped (ERR) */
+#define DRAY_QPST_F_RNR_WAIT	0x02	/* waiting after an RNR NAK */
+#define DRAY_QPST_F_SQ_DRAINING	0x04
+#define DRAY_QPST_F_IN_MSG	0x08	/* responder: inside a message */
+#define DRAY_QPST_F_NAK_SENT	0x10	/* responder: quiet until ePSN */
+
+struct dray_qp_state_out {
+	__u8	state;		/* enum dray_qp_state */
+	__u8	type;		/* enum dray_qp_type */
+	__u8	flags;		/* DRAY_QPST_F_* */
+	__u8	retry_left;	/* transport retries left */
+	__u8	rnr_retry_left;	/* 7: infinite */
+	__u8	rd_atomic;	/* initiator depth in use (READs, atomics) */
+	__u8	resp_res;	/* responder resources holding a request */
+	__u8	reserved;
+	__le32	sq_posted;	/* free-running WQE indexes */
+	__le32	sq_fetched;
+	__le32	sq_completed;
+	__le32	rq_posted;
+	__le32	rq_fetched;
+	__le32	rq_completed;
+	__le32	next_psn;	/* requester: next PSN to send */
+	__le32	una_psn;	/* oldest PSN not acknowledged */
+	__le32	max_psn;	/* first PSN never sent */
+	__le32	epsn;		/* responder: expected PSN */
+	__le32	msn;
+	__le32	counter_set;
+	__le32	cwnd;		/* requester window, packets */
+	__le32	reserved2;
+};
+
+struct dray_cq_state_out {
+	__le32	depth;
+	__le32	pi;		/* CQEs written, free running */
+	__le32	ci;		/* last consumer index read */
+	__le32	eqn;
+	__u8	armed;		/* an arm request not yet fired */
+	__u8	error;		/* overflowed: CQEs dropped */
+	__u8	reserved[2];
+	__le32	users;		/* QPs on it */
+};
+
+/* dray_mr_state_out.state */
+enum dray_mr_state {
+	DRAY_MR_STATE_FREE	= 0,	/* no access goes through it */
+	DRAY_MR_STATE_VALID	= 1,
+};
+
+struct dray_mr_state_out {
+	__le32	key;		/* the key in the table now */
+	__le32	pdn;
+	__u8	state;		/* enum dray_mr_state */
+	__u8	access;		/* DRAY_ACCESS_* */
+	__u8	flags;		/* DRAY_MR_F_* */
+	__u8	mw_type;	/* 0: an MR; else a window's enum dray_mw_type */
+	__le32	n_pages;	/* pages mapped */
+	__le64	iova;
+	__le64	length;
+	__le32	windows;	/* windows bound to it */
+	__le32	reserved;
+};
+
+struct dray_obj_state {
+	union {
+		struct dray_qp_state_out	qp;
+		struct dray_cq_state_out	cq;
+		struct dray_mr_state_out	mr;
+		__u8				raw[64];
+	};
+};
+
 /* CREATE_AH: result = AH number. */
 struct dray_cmd_create_ah {
 	__le32	pdn;
@@ -560,7 +647,7 @@ struct dray_aq_entry {
 		struct dray_cmd_srq		srq;
 		struct dray_cmd_counter_set	counter_set;
 		struct dray_cmd_bind_counter_set bind_counter_set;
-		struct dray_cmd_query_counters	query_counters;
+		struct dray_cmd_query_id	query_id;
 		__u8				raw[DRAY_AQ_PAYLOAD_SIZE];
 	} u;
 };
@@ -694,8 +781,12 @@ static_assert(sizeof(struct dray_cmd_counter_set) == 8,
 	      "dray_cmd_counter_set size");
 static_assert(sizeof(struct dray_cmd_bind_counter_set) == 8,
 	      "dray_cmd_bind_counter_set size");
-static_assert(sizeof(struct dray_cmd_query_counters) == 24,
-	      "dray_cmd_query_counters size");
+static_assert(sizeof(struct dray_cmd_query_id) == 24,
+	      "dray_cmd_query_id size");
+static_assert(sizeof(struct dray_qp_state_out) == 64, "dray_qp_state_out size");
+static_assert(sizeof(struct dray_cq_state_out) == 24, "dray_cq_state_out size");
+static_assert(sizeof(struct dray_mr_state_out) == 40, "dray_mr_state_out size");
+static_assert(sizeof(struct dray_obj_state) == 64, "dray_obj_state size");
 static_assert(sizeof(struct dray_counters) == 8 * DRAY_CNT_MAX,
 	      "dray_counters size");
 static_assert(sizeof(struct dray_aq_entry) == DRAY_AQ_ENTRY_SIZE,

@@ -223,6 +223,18 @@ static inline void dray_aq_fail(struct dray_aq_result *res, u8 status,
 	res->syndrome = syndrome;
 }
 
+/* Are the reserved fields of a QUERY_COUNTERS or QUERY_STATE zero? */
+static inline bool dray_hw_query_id_ok(const struct dray_cmd_query_id *cmd,
+				       struct dray_aq_result *res)
+{
+	if (cmd->reserved[0] || cmd->reserved[1] || cmd->reserved[2] ||
+	    cmd->reserved2) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return false;
+	}
+	return true;
+}
+
 /* dev_main.c: the register block, device life, fatal errors */
 void dray_hw_set_fatal(struct dray_hw *hw, enum dray_fatal_syndrome syn);
 
@@ -242,6 +254,16 @@ void *dray_hw_dma_va(struct dray_hw *hw, u64 addr, size_t len);
  */
 bool dray_hw_mailbox_in(struct dray_hw *hw, u64 addr, u32 len, void *dst,
 			size_t size, struct dray_aq_result *res);
+
+/*
+ * Write a command's output of @size bytes to the host buffer at @addr of
+ * @len bytes (@len as the command says: at most @size are written, the
+ * start); res->result = bytes written. False with *res failed if @len is
+ * 0 or the range is not host memory.
+ */
+bool dray_hw_mailbox_out(struct dray_hw *hw, u64 addr, u32 len,
+			 const void *src, size_t size,
+			 struct dray_aq_result *res);
 
 /* dev_reset.c: a device reset forgets every object */
 void dray_hw_reset_objects(struct dray_hw *hw);

@@ -24,21 +24,8 @@ static void aq_write_out(struct dray_hw *hw, const struct dray_cmd_query *cmd,
 			 const void *out, size_t size,
 			 struct dray_aq_result *res)
 {
-	u32 len = le32_to_cpu(cmd->out_len);
-	void *dst;
-
-	if (!len) {
-		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_OUT_LEN);
-		return;
-	}
-	len = min_t(u32, len, size);
-	dst = dray_hw_dma_va(hw, le64_to_cpu(cmd->out_addr), len);
-	if (!dst) {
-		dray_aq_fail(res, DRAY_AQ_STS_DMA_ERROR, DRAY_AQ_SYN_OUT_ADDR);
-		return;
-	}
-	memcpy(dst, out, len);
-	res->result = len;
+	dray_hw_mailbox_out(hw, le64_to_cpu(cmd->out_addr),
+			    le32_to_cpu(cmd->out_len), out, size, res);
 }
 
 static void aq_query_device(struct dray_hw *hw, const struct dray_aq_entry *e,
@@ -331,7 +318,9 @@ static const struct aq_op aq_ops[DRAY_CMD_MAX_OPCODE] = {
 	[DRAY_CMD_BIND_COUNTER_SET] = AQ_OP(dray_hw_cmd_bind_cset,
 					    struct dray_cmd_bind_counter_set),
 	[DRAY_CMD_QUERY_COUNTERS] = AQ_OP(dray_hw_cmd_query_counters,
-					  struct dray_cmd_query_counters),
+					  struct dray_cmd_query_id),
+	[DRAY_CMD_QUERY_STATE]	= AQ_OP(dray_hw_cmd_query_state,
+					struct dray_cmd_query_id),
 };
 
 static void aq_execute(struct dray_hw *hw, const struct dray_aq_entry *e,

@@ -89,6 +89,10 @@ void dray_hw_cset_qp_gone(struct dray_hw *hw, struct dray_hw_qp *qp);
 /* Device reset: every counter set freed, set 0 cleared. admin_lock held. */
 void dray_hw_csets_reset(struct dray_hw *hw);
 
+/* dev_diag.c: QUERY_STATE */
+void dray_hw_cmd_query_state(struct dray_hw *hw, const struct dray_aq_entry *e,
+			     struct dray_aq_result *res);
+
 /* dev_srq.c */
 void dray_hw_cmd_create_srq(struct dray_hw *hw, const struct dray_aq_entry *e,
 			    struct dray_aq_result *res);

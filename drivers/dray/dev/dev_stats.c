@@ -234,52 +234,38 @@ void dray_hw_cmd_query_counters(struct dray_hw *hw,
 				const struct dray_aq_entry *e,
 				struct dray_aq_result *res)
 {
-	const struct dray_cmd_query_counters *cmd = &e->u.query_counters;
-	u32 len = le32_to_cpu(cmd->out_len), id = le32_to_cpu(cmd->id);
+	const struct dray_cmd_query_id *cmd = &e->u.query_id;
+	u32 id = le32_to_cpu(cmd->id);
 	struct dray_counters out;
 	struct dray_xp_stats s;
 	bool found;
-	void *dst;
 
-	if (cmd->reserved[0] || cmd->reserved[1] || cmd->reserved[2] ||
-	    cmd->reserved2) {
-		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+	if (!dray_hw_query_id_ok(cmd, res))
 		return;
-	}
-	if (cmd->scope != DRAY_COUNTERS_SET && cmd->scope != DRAY_COUNTERS_QP) {
+	if (cmd->kind != DRAY_COUNTERS_SET && cmd->kind != DRAY_COUNTERS_QP) {
 		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_SCOPE);
-		return;
-	}
-	if (!len) {
-		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_OUT_LEN);
-		return;
-	}
-	len = min_t(u32, len, sizeof(out));
-	dst = dray_hw_dma_va(hw, le64_to_cpu(cmd->out_addr), len);
-	if (!dst) {
-		dray_aq_fail(res, DRAY_AQ_STS_DMA_ERROR, DRAY_AQ_SYN_OUT_ADDR);
 		return;
 	}
 
 	mutex_lock(&hw->engine.admin_lock);
-	if (cmd->scope == DRAY_COUNTERS_SET)
+	if (cmd->kind == DRAY_COUNTERS_SET)
 		found = cset_sum(hw, id, &s);
 	else
 		found = qp_stats(hw, id, &s);
 	mutex_unlock(&hw->engine.admin_lock);
 	if (!found) {
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND,
-			     cmd->scope == DRAY_COUNTERS_SET ?
+			     cmd->kind == DRAY_COUNTERS_SET ?
 			     DRAY_AQ_SYN_COUNTER_SET : DRAY_AQ_SYN_QPN);
 		return;
 	}
 	counters_out(&s, &out);
-	if (cmd->scope == DRAY_COUNTERS_SET && !id) {
+	if (cmd->kind == DRAY_COUNTERS_SET && !id) {
 		out.v[DRAY_CNT_RX_MALFORMED] =
 			cpu_to_le64(atomic64_read(&hw->rx_malformed));
 		out.v[DRAY_CNT_RX_NO_QP] =
 			cpu_to_le64(atomic64_read(&hw->rx_roce_no_qp));
 	}
-	memcpy(dst, &out, len);
-	res->result = len;
+	dray_hw_mailbox_out(hw, le64_to_cpu(cmd->out_addr),
+			    le32_to_cpu(cmd->out_len), &out, sizeof(out), res);
 }

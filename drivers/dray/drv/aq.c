@@ -45,6 +45,7 @@ static const char * const aq_opcode_names[DRAY_CMD_MAX_OPCODE] = {
 	[DRAY_CMD_FREE_COUNTER_SET] = "FREE_COUNTER_SET",
 	[DRAY_CMD_BIND_COUNTER_SET] = "BIND_COUNTER_SET",
 	[DRAY_CMD_QUERY_COUNTERS] = "QUERY_COUNTERS",
+	[DRAY_CMD_QUERY_STATE]	= "QUERY_STATE",
 };
 
 const char *dray_aq_opcode_name(u8 opcode)

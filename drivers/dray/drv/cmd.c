@@ -21,9 +21,9 @@ static void cmd_init(struct dray_aq_entry *e, u8 opcode)
  * Every query command whose output the device writes to host memory has
  * out_addr and out_len where struct dray_cmd_query has them.
  */
-static_assert(offsetof(struct dray_cmd_query_counters, out_addr) ==
+static_assert(offsetof(struct dray_cmd_query_id, out_addr) ==
 	      offsetof(struct dray_cmd_query, out_addr));
-static_assert(offsetof(struct dray_cmd_query_counters, out_len) ==
+static_assert(offsetof(struct dray_cmd_query_id, out_len) ==
 	      offsetof(struct dray_cmd_query, out_len));
 
 /*
@@ -647,12 +647,23 @@ int dray_admin_query_counters(struct dray_dev *dev, u8 scope, u32 id,
 	int ret, i;
 
 	cmd_init(&e, DRAY_CMD_QUERY_COUNTERS);
-	e.u.query_counters.scope = scope;
-	e.u.query_counters.id = cpu_to_le32(id);
+	e.u.query_id.kind = scope;
+	e.u.query_id.id = cpu_to_le32(id);
 	ret = cmd_query_out(dev, &e, &c, sizeof(c));
 	if (ret)
 		return ret;
 	for (i = 0; i < DRAY_CNT_MAX; i++)
 		values[i] = le64_to_cpu(c.v[i]);
 	return 0;
+}
+
+int dray_admin_query_state(struct dray_dev *dev, u8 kind, u32 id,
+			   struct dray_obj_state *out)
+{
+	struct dray_aq_entry e;
+
+	cmd_init(&e, DRAY_CMD_QUERY_STATE);
+	e.u.query_id.kind = kind;
+	e.u.query_id.id = cpu_to_le32(id);
+	return cmd_query_out(dev, &e, out, sizeof(*out));
 }

@@ -527,6 +527,11 @@ int dray_counter_unbind_qp(struct ib_qp *ibqp);
 int dray_counter_dealloc(struct rdma_counter *counter);
 int dray_counter_update_stats(struct rdma_counter *counter);
 
+/* restrack.c: dray's own details in `rdma resource show` */
+int dray_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int dray_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int dray_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+
 /* aq.c */
 int dray_aq_init(struct dray_dev *dev);
 void dray_aq_destroy(struct dray_dev *dev);
@@ -577,6 +582,9 @@ int dray_admin_destroy_ah(struct dray_dev *dev, u32 ahn);
 int dray_admin_alloc_counter_set(struct dray_dev *dev, u32 *set);
 int dray_admin_free_counter_set(struct dray_dev *dev, u32 set);
 int dray_admin_bind_counter_set(struct dray_dev *dev, u32 qpn, u32 set);
+/* The device's state of a QP, CQ or MR (enum dray_state_kind), as is. */
+int dray_admin_query_state(struct dray_dev *dev, u8 kind, u32 id,
+			   struct dray_obj_state *out);
 /* @values: DRAY_CNT_MAX counters (enum dray_counter) of a set or a QP. */
 int dray_admin_query_counters(struct dray_dev *dev, u8 scope, u32 id,
 			      u64 *values);
