@@ -281,12 +281,18 @@ static_assert(offsetof(struct dray_cmd_destroy_ah, ahn) == 0);
 static_assert(offsetof(struct dray_cmd_destroy_mw, key) == 0);
 static_assert(offsetof(struct dray_cmd_counter_set, set) == 0);
 
-int dray_admin_create_pd(struct dray_dev *dev, u32 *pdn)
+/* A command without parameters whose result is an object number. */
+static int cmd_create_bare(struct dray_dev *dev, u8 opcode, u32 *num)
 {
 	struct dray_aq_entry e;
 
-	cmd_init(&e, DRAY_CMD_CREATE_PD);
-	return cmd_create_result(dev, &e, pdn);
+	cmd_init(&e, opcode);
+	return cmd_create_result(dev, &e, num);
+}
+
+int dray_admin_create_pd(struct dray_dev *dev, u32 *pdn)
+{
+	return cmd_create_bare(dev, DRAY_CMD_CREATE_PD, pdn);
 }
 
 int dray_admin_destroy_pd(struct dray_dev *dev, u32 pdn)
@@ -618,10 +624,7 @@ int dray_admin_destroy_ah(struct dray_dev *dev, u32 ahn)
 
 int dray_admin_alloc_counter_set(struct dray_dev *dev, u32 *set)
 {
-	struct dray_aq_entry e;
-
-	cmd_init(&e, DRAY_CMD_ALLOC_COUNTER_SET);
-	return cmd_create_result(dev, &e, set);
+	return cmd_create_bare(dev, DRAY_CMD_ALLOC_COUNTER_SET, set);
 }
 
 int dray_admin_free_counter_set(struct dray_dev *dev, u32 set)
