@@ -74,15 +74,15 @@ static int dray_stats_read(struct dray_dev *dev, u32 set,
 					 stats->value);
 }
 
-struct rdma_hw_stats *dray_alloc_hw_port_stats(struct ib_device *ibdev,
-					       u32 port)
+static struct rdma_hw_stats *dray_alloc_hw_port_stats(struct ib_device *ibdev,
+						      u32 port)
 {
 	return dray_stats_alloc();
 }
 
 /* The port's default counter set; the core adds the bound counters. */
-int dray_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
-		      u32 port, int index)
+static int dray_get_hw_stats(struct ib_device *ibdev,
+			     struct rdma_hw_stats *stats, u32 port, int index)
 {
 	int ret;
 
@@ -92,7 +92,8 @@ int dray_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	return ret ? ret : DRAY_CNT_MAX;
 }
 
-struct rdma_hw_stats *dray_counter_alloc_stats(struct rdma_counter *counter)
+static struct rdma_hw_stats *
+dray_counter_alloc_stats(struct rdma_counter *counter)
 {
 	return dray_stats_alloc();
 }
@@ -102,7 +103,7 @@ struct rdma_hw_stats *dray_counter_alloc_stats(struct rdma_counter *counter)
  * (counter->id), every QP is moved into that set. The core sets nothing
  * of the QP itself: qp->counter is ours to set.
  */
-int dray_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
+static int counter_bind(struct rdma_counter *counter, struct ib_qp *ibqp)
 {
 	struct dray_dev *dev = to_ddev(counter->device);
 	bool new = false;
@@ -129,7 +130,7 @@ int dray_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
 }
 
 /* Back to the port's default set; the QP's share stays in the counter's. */
-int dray_counter_unbind_qp(struct ib_qp *ibqp)
+static int counter_unbind(struct ib_qp *ibqp)
 {
 	int ret;
 
@@ -142,7 +143,7 @@ int dray_counter_unbind_qp(struct ib_qp *ibqp)
 	return 0;
 }
 
-int dray_counter_dealloc(struct rdma_counter *counter)
+static int dray_counter_dealloc(struct rdma_counter *counter)
 {
 	if (!counter->id)
 		return 0;
@@ -150,7 +151,7 @@ int dray_counter_dealloc(struct rdma_counter *counter)
 					   counter->id);
 }
 
-int dray_counter_update_stats(struct rdma_counter *counter)
+static int dray_counter_update_stats(struct rdma_counter *counter)
 {
 	/* A counter whose first bind failed has no set and counted nothing. */
 	if (!counter->id)
@@ -158,3 +159,38 @@ int dray_counter_update_stats(struct rdma_counter *counter)
 	return dray_stats_read(to_ddev(counter->device), counter->id,
 			       counter->stats);
 }
+
+/* Newer kernels pass the port (dray has one); Kbuild detects it. */
+#ifdef DRAY_HAVE_COUNTER_PORT
+static int dray_counter_bind_qp(struct rdma_counter *counter,
+				struct ib_qp *ibqp, u32 port)
+{
+	return counter_bind(counter, ibqp);
+}
+
+static int dray_counter_unbind_qp(struct ib_qp *ibqp, u32 port)
+{
+	return counter_unbind(ibqp);
+}
+#else
+static int dray_counter_bind_qp(struct rdma_counter *counter,
+				struct ib_qp *ibqp)
+{
+	return counter_bind(counter, ibqp);
+}
+
+static int dray_counter_unbind_qp(struct ib_qp *ibqp)
+{
+	return counter_unbind(ibqp);
+}
+#endif
+
+const struct ib_device_ops dray_counter_ops = {
+	.alloc_hw_port_stats = dray_alloc_hw_port_stats,
+	.counter_alloc_stats = dray_counter_alloc_stats,
+	.counter_bind_qp = dray_counter_bind_qp,
+	.counter_dealloc = dray_counter_dealloc,
+	.counter_unbind_qp = dray_counter_unbind_qp,
+	.counter_update_stats = dray_counter_update_stats,
+	.get_hw_stats = dray_get_hw_stats,
+};

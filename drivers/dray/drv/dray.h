@@ -515,17 +515,7 @@ static inline struct device *dray_dma_dev(struct dray_dev *dev)
 } while (0)
 
 /* counters.c: `rdma statistic` (port counters, per-QP counters) */
-struct rdma_counter;
-struct rdma_hw_stats;
-struct rdma_hw_stats *dray_alloc_hw_port_stats(struct ib_device *ibdev,
-					       u32 port);
-int dray_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
-		      u32 port, int index);
-struct rdma_hw_stats *dray_counter_alloc_stats(struct rdma_counter *counter);
-int dray_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp);
-int dray_counter_unbind_qp(struct ib_qp *ibqp);
-int dray_counter_dealloc(struct rdma_counter *counter);
-int dray_counter_update_stats(struct rdma_counter *counter);
+extern const struct ib_device_ops dray_counter_ops;
 
 /* restrack.c: dray's own details in `rdma resource show` */
 int dray_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
