@@ -199,6 +199,12 @@ res_group() {
 		show "$LOG/res" | tail -n 8
 	fi
 	grep -E "lqpn $QPN_A " "$LOG/res" | sed 's/^/# /'
+	# the QP's own counters in its details: 20 requests and those sent again
+	local line tx retx
+	line=$(grep -E "lqpn $QPN_A " "$LOG/res" | head -n 1)
+	tx=$(awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(drv_)?tx_packets$/) print $(i + 1) }' <<<"$line")
+	retx=$(awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(drv_)?retransmitted_packets$/) print $(i + 1) }' <<<"$line")
+	cnt_check "resource: QP $QPN_A's own tx_packets = 20 + ${retx:-?} sent again" "-n '$retx' && '$tx' == $((20 + ${retx:-0}))"
 	rdma -dd resource show cq dev "$DEV_A" | sed 's/^/# /'
 	rdma -dd resource show mr dev "$DEV_A" | sed 's/^/# /'
 	name="resource: CQs with depth, pi, ci, armed"

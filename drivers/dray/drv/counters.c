@@ -57,6 +57,11 @@ static const struct rdma_stat_desc dray_stat_descs[DRAY_CNT_MAX] = {
 	[DRAY_CNT_RESP_CQE_FLUSHES].name	= "resp_cqe_flushes",
 };
 
+const char *dray_counter_name(enum dray_counter c)
+{
+	return dray_stat_descs[c].name;
+}
+
 static struct rdma_hw_stats *dray_stats_alloc(void)
 {
 	return rdma_alloc_hw_stats_struct(dray_stat_descs, DRAY_CNT_MAX,

@@ -516,6 +516,8 @@ static inline struct device *dray_dma_dev(struct dray_dev *dev)
 
 /* counters.c: `rdma statistic` (port counters, per-QP counters) */
 extern const struct ib_device_ops dray_counter_ops;
+/* A counter's name, as `rdma statistic` shows it. */
+const char *dray_counter_name(enum dray_counter c);
 
 /* restrack.c: dray's own details in `rdma resource show` */
 int dray_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);

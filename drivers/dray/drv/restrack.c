@@ -67,6 +67,30 @@ static int res_qp_numbers(struct sk_buff *msg,
 	return res_put_u32s(msg, a, ARRAY_SIZE(a));
 }
 
+/* The QP's own counters worth seeing next to its state (QUERY_COUNTERS). */
+static const u8 res_qp_counters[] = {
+	DRAY_CNT_TX_PKTS, DRAY_CNT_RX_PKTS, DRAY_CNT_RETX_PKTS,
+	DRAY_CNT_LOCAL_ACK_TIMEOUTS, DRAY_CNT_OUT_OF_SEQUENCE,
+	DRAY_CNT_DUP_REQUESTS, DRAY_CNT_SEQ_NAKS_RX, DRAY_CNT_RNR_NAKS_RX,
+	DRAY_CNT_RNR_NAKS_TX, DRAY_CNT_REQ_CQE_ERRORS, DRAY_CNT_RESP_CQE_ERRORS,
+};
+
+static int res_qp_stats(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	u64 v[DRAY_CNT_MAX];
+	size_t i;
+
+	if (dray_admin_query_counters(to_ddev(ibqp->device), DRAY_COUNTERS_QP,
+				      ibqp->qp_num, v))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(res_qp_counters); i++)
+		if (rdma_nl_put_driver_u64(msg,
+					   dray_counter_name(res_qp_counters[i]),
+					   v[res_qp_counters[i]]))
+			return -EMSGSIZE;
+	return 0;
+}
+
 static int res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct dray_qp_state_out *q;
@@ -79,6 +103,8 @@ static int res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 		return 0;
 	q = &st.qp;
 	ret = res_qp_numbers(msg, q);
+	if (!ret)
+		ret = res_qp_stats(msg, ibqp);
 	if (ret)
 		return ret;
 	snprintf(flags, sizeof(flags), "%s%s%s%s%s",
