@@ -549,8 +549,7 @@ struct dray_qp_state_out {
 	__u8	retry_left;	/* transport retries left */
 	__u8	rnr_retry_left;	/* 7: infinite */
 	__u8	rd_atomic;	/* initiator depth in use (READs, atomics) */
-	__u8	resp_res;	/* responder resources holding a request */
-	__u8	reserved;
+	__u8	reserved[2];
 	__le32	sq_posted;	/* free-running WQE indexes */
 	__le32	sq_fetched;
 	__le32	sq_completed;

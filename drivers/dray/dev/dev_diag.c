@@ -15,16 +15,6 @@
 #include "dev_obj.h"
 #include "dev_wq.h"
 
-/* Responder resources holding a READ or an atomic. */
-static u8 diag_resp_res(const struct dray_hw_qp *qp)
-{
-	u8 i, n = 0;
-
-	for (i = 0; i < DRAY_XP_MAX_RES; i++)
-		n += qp->xp.resp.res[i].type != DRAY_XP_RES_FREE;
-	return n;
-}
-
 static bool diag_qp(struct dray_hw *hw, u32 qpn, struct dray_qp_state_out *o)
 {
 	const struct dray_xp_resp *rs;
@@ -46,7 +36,6 @@ static bool diag_qp(struct dray_hw *hw, u32 qpn, struct dray_qp_state_out *o)
 	o->retry_left = rq->retry;
 	o->rnr_retry_left = rq->rnr_retry;
 	o->rd_atomic = rq->rd_atomic;
-	o->resp_res = diag_resp_res(qp);
 	o->sq_posted = cpu_to_le32(qp->sq.posted);
 	o->sq_fetched = cpu_to_le32(qp->sq.fetched);
 	o->sq_completed = cpu_to_le32(qp->sq.completed);

@@ -60,7 +60,6 @@ static int res_qp_numbers(struct sk_buff *msg,
 		{ "retry_left", q->retry_left },
 		{ "rnr_retry_left", q->rnr_retry_left },
 		{ "rd_atomic", q->rd_atomic },
-		{ "resp_res", q->resp_res },
 		{ "counter_set", le32_to_cpu(q->counter_set) },
 	};
 
