@@ -98,9 +98,14 @@ cnt_delta() {
 # cnt_expect BEFORE AFTER NAME OP VALUE [LABEL]: NAME moved by OP VALUE
 # (an operator of [[ ]]: -eq, -ge, -gt) between two cnt_link snapshots
 cnt_expect() {
-	local d
+	local d how
 	d=$(cnt_delta "$1" "$2" "$3")
-	cnt_check "${6:-$(cnt_dev "$1")} $3 moved by $4 $5 ($d)" "$d $4 $5"
+	case $4 in
+	-ge) how="at least " ;;
+	-gt) how="more than " ;;
+	*) how="" ;;
+	esac
+	cnt_check "${6:-$(cnt_dev "$1")} $3 moved by $how$5 ($d)" "$d $4 $5"
 }
 
 # cnt_dev FILE: the device a snapshot file is of ($LOG/a* DEV_A, else B)
