@@ -56,6 +56,11 @@ enum dray_aq_opcode {
 	DRAY_CMD_MODIFY_SRQ	= 0x20,
 	DRAY_CMD_QUERY_SRQ	= 0x21,
 	DRAY_CMD_DESTROY_SRQ	= 0x22,
+	DRAY_CMD_ALLOC_COUNTER_SET = 0x23,
+	DRAY_CMD_FREE_COUNTER_SET = 0x24,
+	DRAY_CMD_BIND_COUNTER_SET = 0x25,
+	DRAY_CMD_QUERY_COUNTERS	= 0x26,
+	DRAY_CMD_QUERY_STATE	= 0x27,
 	DRAY_CMD_MAX_OPCODE,
 };
 
@@ -106,6 +111,8 @@ enum dray_aq_syndrome {
 	DRAY_AQ_SYN_FLAGS	= 30,
 	DRAY_AQ_SYN_SRQN	= 31,
 	DRAY_AQ_SYN_SRQ_LIMIT	= 32,
+	DRAY_AQ_SYN_COUNTER_SET	= 33,
+	DRAY_AQ_SYN_SCOPE	= 34,	/* QUERY_COUNTERS scope, QUERY_STATE kind */
 	DRAY_AQ_SYN_MAX,
 };
 
@@ -424,6 +431,182 @@ struct dray_qp_attr {
 	__u8	reserved[60];
 };
 
+/*
+ * Counter sets. Every QP counts its traffic and its errors in counters of
+ * its own (from CREATE_QP on; MODIFY_QP to RESET does not clear them) and
+ * in one counter set: set 0, the port's default set, until
+ * BIND_COUNTER_SET moves it to another. A set counts what its QPs did
+ * while they were in it, also after they left it or were destroyed; set
+ * 0 also counts what the port received for no QP. Sets are numbered
+ * 0..max_counter_sets - 1 (dray_device_caps).
+ *
+ * ALLOC_COUNTER_SET: result = the number of a free set (1..), all its
+ * counters zero. No payload. NO_RESOURCES when all are in use.
+ * FREE_COUNTER_SET: BUSY while a QP is in it; set 0 cannot be freed
+ * (BAD_PARAM, COUNTER_SET).
+ */
+struct dray_cmd_counter_set {
+	__le32	set;
+	__le32	reserved;
+};
+
+/* BIND_COUNTER_SET: QP qpn counts in set (0: the default set) from now on. */
+struct dray_cmd_bind_counter_set {
+	__le32	qpn;
+	__le32	set;
+};
+
+/* QUERY_COUNTERS scopes. */
+enum dray_counter_scope {
+	DRAY_COUNTERS_SET	= 0,	/* id: a counter set */
+	DRAY_COUNTERS_QP	= 1,	/* id: a QP number */
+};
+
+/*
+ * QUERY_COUNTERS and QUERY_STATE: the device writes the output of object
+ * id (of the kind named) to out_addr, at most out_len bytes (a shorter
+ * buffer gets the start); result = bytes written. out_addr and out_len
+ * sit where they sit in struct dray_cmd_query.
+ *
+ * QUERY_COUNTERS: struct dray_counters of a counter set or a QP (kind:
+ * enum dray_counter_scope).
+ */
+struct dray_cmd_query_id {
+	__le64	out_addr;
+	__le32	out_len;
+	__u8	kind;		/* enum dray_counter_scope, enum dray_state_kind */
+	__u8	reserved[3];
+	__le32	id;
+	__le32	reserved2;
+};
+
+/*
+ * The counters (QUERY_COUNTERS output: one le64 each, in this order).
+ * Bytes are payload bytes (no headers, pad or ICRC). A QP's counters
+ * have RX_MALFORMED and RX_NO_QP zero: those frames reach no QP.
+ */
+enum dray_counter {
+	DRAY_CNT_TX_PKTS,		/* RoCEv2 packets sent */
+	DRAY_CNT_TX_BYTES,
+	DRAY_CNT_RX_PKTS,		/* packets accepted by a QP */
+	DRAY_CNT_RX_BYTES,
+	DRAY_CNT_TX_DROPS,		/* not sent: no memory, port down */
+	DRAY_CNT_RX_DROPS,		/* wrong state or source, bad header */
+	DRAY_CNT_RX_ICRC_ERRORS,
+	DRAY_CNT_RX_MALFORMED,		/* not a valid RoCEv2 frame */
+	DRAY_CNT_RX_NO_QP,		/* for a QP that does not exist */
+	DRAY_CNT_PKEY_VIOLATIONS,	/* P_Key not the port's */
+	DRAY_CNT_QKEY_VIOLATIONS,	/* UD: Q_Key not the QP's */
+	DRAY_CNT_RX_NO_WQE,		/* UD: dropped, no receive WQE */
+	DRAY_CNT_LOCAL_ACK_TIMEOUTS,	/* retransmit timer expired */
+	DRAY_CNT_LATE_TIMERS,		/* timer ran late: no retry used */
+	DRAY_CNT_RETX_PKTS,		/* request packets sent again */
+	DRAY_CNT_OUT_OF_SEQUENCE,	/* requests ahead of the ePSN */
+	DRAY_CNT_DUP_REQUESTS,		/* requests behind the ePSN */
+	DRAY_CNT_BAD_RESPONSES,		/* unexpected ACKs and responses */
+	DRAY_CNT_SEQ_NAKS_TX,		/* NAK PSN sequence error */
+	DRAY_CNT_SEQ_NAKS_RX,
+	DRAY_CNT_RNR_NAKS_TX,
+	DRAY_CNT_RNR_NAKS_RX,
+	DRAY_CNT_INV_REQ_NAKS_TX,	/* NAK invalid request */
+	DRAY_CNT_INV_REQ_NAKS_RX,
+	DRAY_CNT_ACCESS_NAKS_TX,	/* NAK remote access error */
+	DRAY_CNT_ACCESS_NAKS_RX,
+	DRAY_CNT_OP_NAKS_TX,		/* NAK remote operational error */
+	DRAY_CNT_OP_NAKS_RX,
+	DRAY_CNT_REQ_CQE_ERRORS,	/* send CQEs with an error */
+	DRAY_CNT_RESP_CQE_ERRORS,	/* receive CQEs with an error */
+	DRAY_CNT_REQ_CQE_FLUSHES,	/* send CQEs flushed */
+	DRAY_CNT_RESP_CQE_FLUSHES,	/* receive CQEs flushed */
+	DRAY_CNT_MAX,
+};
+
+struct dray_counters {
+	__le64	v[DRAY_CNT_MAX];	/* enum dray_counter */
+};
+
+/*
+ * QUERY_STATE: the device's own state of one object, for diagnostics
+ * (`rdma resource show`): struct dray_obj_state. The values are read at
+ * one instant; they mean what they say only while nothing changes.
+ */
+enum dray_state_kind {
+	DRAY_STATE_QP	= 1,	/* id: QP number */
+	DRAY_STATE_CQ	= 2,	/* id: CQ number */
+	DRAY_STATE_MR	= 3,	/* id: key (its MR table index is used) */
+};
+
+/* dray_qp_state_out.flags */
+#define DRAY_QPST_F_ERR		0x01	/* transport stopped (ERR) */
+#define DRAY_QPST_F_RNR_WAIT	0x02	/* waiting after an RNR NAK */
+#define DRAY_QPST_F_SQ_DRAINING	0x04
+#define DRAY_QPST_F_IN_MSG	0x08	/* responder: inside a message */
+#define DRAY_QPST_F_NAK_SENT	0x10	/* responder: quiet until ePSN */
+
+struct dray_qp_state_out {
+	__u8	state;		/* enum dray_qp_state */
+	__u8	type;		/* enum dray_qp_type */
+	__u8	flags;		/* DRAY_QPST_F_* */
+	__u8	retry_left;	/* transport retries left */
+	__u8	rnr_retry_left;	/* 7: infinite */
+	__u8	rd_atomic;	/* initiator depth in use (READs, atomics) */
+	__u8	reserved[2];
+	__le32	sq_posted;	/* free-running WQE indexes */
+	__le32	sq_fetched;
+	__le32	sq_completed;
+	__le32	rq_posted;
+	__le32	rq_fetched;
+	__le32	rq_completed;
+	__le32	next_psn;	/* requester: next PSN to send */
+	__le32	una_psn;	/* oldest PSN not acknowledged */
+	__le32	max_psn;	/* first PSN never sent */
+	__le32	epsn;		/* responder: expected PSN */
+	__le32	msn;
+	__le32	counter_set;
+	__le32	cwnd;		/* requester window, packets */
+	__le32	reserved2;
+};
+
+struct dray_cq_state_out {
+	__le32	depth;
+	__le32	pi;		/* CQEs written, free running */
+	__le32	ci;		/* last consumer index read */
+	__le32	eqn;
+	__u8	armed;		/* an arm request not yet fired */
+	__u8	error;		/* overflowed: CQEs dropped */
+	__u8	reserved[2];
+	__le32	users;		/* QPs on it */
+};
+
+/* dray_mr_state_out.state */
+enum dray_mr_state {
+	DRAY_MR_STATE_FREE	= 0,	/* no access goes through it */
+	DRAY_MR_STATE_VALID	= 1,
+};
+
+struct dray_mr_state_out {
+	__le32	key;		/* the key in the table now */
+	__le32	pdn;
+	__u8	state;		/* enum dray_mr_state */
+	__u8	access;		/* DRAY_ACCESS_* */
+	__u8	flags;		/* DRAY_MR_F_* */
+	__u8	mw_type;	/* 0: an MR; else a window's enum dray_mw_type */
+	__le32	n_pages;	/* pages mapped */
+	__le64	iova;
+	__le64	length;
+	__le32	windows;	/* windows bound to it */
+	__le32	reserved;
+};
+
+struct dray_obj_state {
+	union {
+		struct dray_qp_state_out	qp;
+		struct dray_cq_state_out	cq;
+		struct dray_mr_state_out	mr;
+		__u8				raw[64];
+	};
+};
+
 /* CREATE_AH: result = AH number. */
 struct dray_cmd_create_ah {
 	__le32	pdn;
@@ -462,6 +645,9 @@ struct dray_aq_entry {
 		struct dray_cmd_create_srq	create_srq;
 		struct dray_cmd_modify_srq	modify_srq;
 		struct dray_cmd_srq		srq;
+		struct dray_cmd_counter_set	counter_set;
+		struct dray_cmd_bind_counter_set bind_counter_set;
+		struct dray_cmd_query_id	query_id;
 		__u8				raw[DRAY_AQ_PAYLOAD_SIZE];
 	} u;
 };
@@ -514,7 +700,7 @@ struct dray_device_caps {
 	__le32	max_srq;
 	__le32	max_srq_wr;
 	__le32	max_srq_sge;
-	__le32	reserved;
+	__le32	max_counter_sets;	/* QUERY_COUNTERS sets, set 0 included */
 };
 
 /* IBTA encodings used in dray_port_attr. */
@@ -591,6 +777,18 @@ static_assert(sizeof(struct dray_cmd_create_srq) == 24,
 static_assert(sizeof(struct dray_cmd_modify_srq) == 8,
 	      "dray_cmd_modify_srq size");
 static_assert(sizeof(struct dray_cmd_srq) == 8, "dray_cmd_srq size");
+static_assert(sizeof(struct dray_cmd_counter_set) == 8,
+	      "dray_cmd_counter_set size");
+static_assert(sizeof(struct dray_cmd_bind_counter_set) == 8,
+	      "dray_cmd_bind_counter_set size");
+static_assert(sizeof(struct dray_cmd_query_id) == 24,
+	      "dray_cmd_query_id size");
+static_assert(sizeof(struct dray_qp_state_out) == 64, "dray_qp_state_out size");
+static_assert(sizeof(struct dray_cq_state_out) == 24, "dray_cq_state_out size");
+static_assert(sizeof(struct dray_mr_state_out) == 40, "dray_mr_state_out size");
+static_assert(sizeof(struct dray_obj_state) == 64, "dray_obj_state size");
+static_assert(sizeof(struct dray_counters) == 8 * DRAY_CNT_MAX,
+	      "dray_counters size");
 static_assert(sizeof(struct dray_aq_entry) == DRAY_AQ_ENTRY_SIZE,
 	      "dray_aq_entry size");
 static_assert(sizeof(struct dray_aq_cqe) == DRAY_AQ_CQE_SIZE,

@@ -36,6 +36,10 @@
 #   loss       netem loss 1% duplicate 1% reorder 5% delay 1ms on both
 #              veths, then a long integrity run of writes, reads, sends
 #              (and atomics) that must end with every byte correct
+#   counters   dray's counters through `rdma statistic` (port counters,
+#              automatic and manual per-QP binding) against traffic of a
+#              known size, RNR NAKs, netem loss 20 %, and the dray
+#              tracepoints (tests/rdma/counters.sh; dray only)
 #
 # Prints TAP lines and ends with "rdma: N passed, N failed, N skipped";
 # exits non-zero if anything failed. The programs come from build/rdma
@@ -58,7 +62,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf failnth abifuzz evflood loss}
+groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf failnth abifuzz evflood loss counters}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -497,6 +501,13 @@ if want loss; then
 		show "$LOG/tc"
 	fi
 	netem_off
+fi
+
+# --- counters ----------------------------------------------------------------
+if want counters; then
+	# shellcheck source=tests/rdma/counters.sh
+	. "$HERE/counters.sh"
+	counters_group
 fi
 
 # --- the kernel --------------------------------------------------------------

@@ -95,6 +95,7 @@
 #include "../bus.h"
 #include "dev_engine.h"
 #include "dev_limits.h"
+#include "dev_xport.h"
 
 struct dray_aq_entry;
 
@@ -124,6 +125,19 @@ struct dray_hw_gid {
 
 struct dray_hw_uar {
 	struct dray_uar	*page;
+};
+
+/* Counter sets (QUERY_COUNTERS), set 0 the port's default one. */
+#define DRAY_HW_MAX_CSET	64
+
+/*
+ * A counter set: what its QPs counted while they were in it and then
+ * left it (BIND_COUNTER_SET, DESTROY_QP); the QPs in it add what they
+ * counted since they joined (dev_stats.c).
+ */
+struct dray_hw_cset {
+	bool			valid;
+	struct dray_xp_stats	acc;
 };
 
 struct dray_hw_irq {
@@ -186,6 +200,12 @@ struct dray_hw {
 	atomic64_t		rx_roce_no_qp;	/* RoCE frames for no QP */
 	atomic64_t		rx_malformed;	/* frames no QP could be told of */
 
+	/*
+	 * Counter sets: changed by admin commands (admin_lock) under
+	 * engine.lock; read under admin_lock.
+	 */
+	struct dray_hw_cset	csets[DRAY_HW_MAX_CSET];
+
 	/* The object tables and the data path (dev_engine.h, dev_obj.h). */
 	struct dray_hw_engine	engine;
 };
@@ -210,6 +230,18 @@ static inline void dray_aq_fail(struct dray_aq_result *res, u8 status,
 	res->syndrome = syndrome;
 }
 
+/* Are the reserved fields of a QUERY_COUNTERS or QUERY_STATE zero? */
+static inline bool dray_hw_query_id_ok(const struct dray_cmd_query_id *cmd,
+				       struct dray_aq_result *res)
+{
+	if (cmd->reserved[0] || cmd->reserved[1] || cmd->reserved[2] ||
+	    cmd->reserved2) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return false;
+	}
+	return true;
+}
+
 /* dev_main.c: the register block, device life, fatal errors */
 void dray_hw_set_fatal(struct dray_hw *hw, enum dray_fatal_syndrome syn);
 
@@ -229,6 +261,16 @@ void *dray_hw_dma_va(struct dray_hw *hw, u64 addr, size_t len);
  */
 bool dray_hw_mailbox_in(struct dray_hw *hw, u64 addr, u32 len, void *dst,
 			size_t size, struct dray_aq_result *res);
+
+/*
+ * Write a command's output of @size bytes to the host buffer at @addr of
+ * @len bytes (@len as the command says: at most @size are written, the
+ * start); res->result = bytes written. False with *res failed if @len is
+ * 0 or the range is not host memory.
+ */
+bool dray_hw_mailbox_out(struct dray_hw *hw, u64 addr, u32 len,
+			 const void *src, size_t size,
+			 struct dray_aq_result *res);
 
 /* dev_reset.c: a device reset forgets every object */
 void dray_hw_reset_objects(struct dray_hw *hw);

@@ -24,21 +24,8 @@ static void aq_write_out(struct dray_hw *hw, const struct dray_cmd_query *cmd,
 			 const void *out, size_t size,
 			 struct dray_aq_result *res)
 {
-	u32 len = le32_to_cpu(cmd->out_len);
-	void *dst;
-
-	if (!len) {
-		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_OUT_LEN);
-		return;
-	}
-	len = min_t(u32, len, size);
-	dst = dray_hw_dma_va(hw, le64_to_cpu(cmd->out_addr), len);
-	if (!dst) {
-		dray_aq_fail(res, DRAY_AQ_STS_DMA_ERROR, DRAY_AQ_SYN_OUT_ADDR);
-		return;
-	}
-	memcpy(dst, out, len);
-	res->result = len;
+	dray_hw_mailbox_out(hw, le64_to_cpu(cmd->out_addr),
+			    le32_to_cpu(cmd->out_len), out, size, res);
 }
 
 static void aq_query_device(struct dray_hw *hw, const struct dray_aq_entry *e,
@@ -85,6 +72,7 @@ static void aq_query_device(struct dray_hw *hw, const struct dray_aq_entry *e,
 	caps.max_srq = cpu_to_le32(DRAY_HW_MAX_SRQ);
 	caps.max_srq_wr = cpu_to_le32(DRAY_HW_MAX_SRQ_WR);
 	caps.max_srq_sge = cpu_to_le32(DRAY_HW_MAX_SGE);
+	caps.max_counter_sets = cpu_to_le32(DRAY_HW_MAX_CSET);
 
 	aq_write_out(hw, cmd, &caps, sizeof(caps), res);
 }
@@ -324,6 +312,15 @@ static const struct aq_op aq_ops[DRAY_CMD_MAX_OPCODE] = {
 					struct dray_cmd_srq),
 	[DRAY_CMD_DESTROY_SRQ]	= AQ_OP(dray_hw_cmd_destroy_srq,
 					struct dray_cmd_srq),
+	[DRAY_CMD_ALLOC_COUNTER_SET] = { .handler = dray_hw_cmd_alloc_cset },
+	[DRAY_CMD_FREE_COUNTER_SET] = AQ_OP(dray_hw_cmd_free_cset,
+					    struct dray_cmd_counter_set),
+	[DRAY_CMD_BIND_COUNTER_SET] = AQ_OP(dray_hw_cmd_bind_cset,
+					    struct dray_cmd_bind_counter_set),
+	[DRAY_CMD_QUERY_COUNTERS] = AQ_OP(dray_hw_cmd_query_counters,
+					  struct dray_cmd_query_id),
+	[DRAY_CMD_QUERY_STATE]	= AQ_OP(dray_hw_cmd_query_state,
+					struct dray_cmd_query_id),
 };
 
 static void aq_execute(struct dray_hw *hw, const struct dray_aq_entry *e,

@@ -19,6 +19,7 @@ struct dray_aq_entry;
 struct dray_aq_result;
 struct dray_hw;
 struct dray_hw_pd;
+struct dray_hw_qp;
 
 /* dev_pd.c */
 void dray_hw_cmd_create_pd(struct dray_hw *hw, const struct dray_aq_entry *e,
@@ -69,6 +70,28 @@ void dray_hw_cmd_destroy_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 void dray_hw_qps_destroy(struct dray_hw *hw);
 /* Is a QP using this UAR? */
 bool dray_hw_uar_in_use(struct dray_hw *hw, u32 uar_index);
+
+/* dev_stats.c: counter sets */
+void dray_hw_cmd_alloc_cset(struct dray_hw *hw, const struct dray_aq_entry *e,
+			    struct dray_aq_result *res);
+void dray_hw_cmd_free_cset(struct dray_hw *hw, const struct dray_aq_entry *e,
+			   struct dray_aq_result *res);
+void dray_hw_cmd_bind_cset(struct dray_hw *hw, const struct dray_aq_entry *e,
+			   struct dray_aq_result *res);
+void dray_hw_cmd_query_counters(struct dray_hw *hw,
+				const struct dray_aq_entry *e,
+				struct dray_aq_result *res);
+/*
+ * A QP is being destroyed: what it counted stays in its counter set.
+ * engine.lock held.
+ */
+void dray_hw_cset_qp_gone(struct dray_hw *hw, struct dray_hw_qp *qp);
+/* Device reset: every counter set freed, set 0 cleared. admin_lock held. */
+void dray_hw_csets_reset(struct dray_hw *hw);
+
+/* dev_diag.c: QUERY_STATE */
+void dray_hw_cmd_query_state(struct dray_hw *hw, const struct dray_aq_entry *e,
+			     struct dray_aq_result *res);
 
 /* dev_srq.c */
 void dray_hw_cmd_create_srq(struct dray_hw *hw, const struct dray_aq_entry *e,

@@ -16,6 +16,7 @@
  * go-back-N and its timer recover whatever they should have said.
  */
 
+#include "dev_trace.h"
 #include "dev_xport_int.h"
 
 void dray_xp_comp_fail(struct dray_xp_swqe *m, u8 status, u8 vendor_err)
@@ -145,6 +146,8 @@ static void comp_go_back(struct dray_hw *hw, struct dray_hw_qp *qp)
 	rq->retry--;
 	rq->gone_back = true;
 	rq->cwnd = max_t(u32, rq->cwnd / 2, DRAY_XP_CWND_MIN);
+	trace_dray_retransmit(hw->ndev, qp->qpn, rq->una, DRAY_TRACE_RETX_SEQ,
+			      rq->retry);
 	dray_xp_req_rewind(qp, rq->una);
 }
 
@@ -156,7 +159,6 @@ static void comp_rnr(struct dray_hw *hw, struct dray_hw_qp *qp, u32 psn,
 	struct dray_xp_swqe *m = dray_xp_req_find(qp, psn);
 	unsigned long wait;
 
-	qp->xp.stats.rnr_naks_rx++;
 	if (!m)
 		return;
 	/* An RNR retry count of 7 means retry for ever (IBTA). */
@@ -170,6 +172,8 @@ static void comp_rnr(struct dray_hw *hw, struct dray_hw_qp *qp, u32 psn,
 	}
 	dray_xp_req_rewind(qp, psn);
 	wait = max(usecs_to_jiffies(dray_wire_rnr_us(timer)), 1UL);
+	trace_dray_rnr_wait(hw->ndev, qp->qpn, psn, dray_wire_rnr_us(timer),
+			    rq->rnr_retry);
 	rq->rnr_wait = true;
 	rq->rnr_deadline = (jiffies + wait) ?: 1;
 	rq->rto_deadline = 0;
@@ -220,6 +224,8 @@ static void comp_aeth(struct dray_hw *hw, struct dray_hw_qp *qp,
 		return;
 	}
 
+	if (dray_xp_count_nak(qp, syn, false))
+		trace_dray_nak_rx(hw->ndev, qp->qpn, psn, syn);
 	/* A NAK acknowledges every request before its PSN. */
 	una = comp_ack_upto(qp, dray_psn_add(psn, DRAY_PSN_MASK), &lost);
 	comp_progress(qp, una);
@@ -233,7 +239,6 @@ static void comp_aeth(struct dray_hw *hw, struct dray_hw_qp *qp,
 	}
 	switch (syn & DRAY_AETH_VALUE_MASK) {
 	case DRAY_NAK_PSN_SEQ:
-		qp->xp.stats.seq_naks_rx++;
 		comp_go_back(hw, qp);
 		break;
 	case DRAY_NAK_INV_REQ:

@@ -65,6 +65,27 @@ bool dray_hw_mailbox_in(struct dray_hw *hw, u64 addr, u32 len, void *dst,
 	return true;
 }
 
+bool dray_hw_mailbox_out(struct dray_hw *hw, u64 addr, u32 len,
+			 const void *src, size_t size,
+			 struct dray_aq_result *res)
+{
+	void *dst;
+
+	if (!len) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_OUT_LEN);
+		return false;
+	}
+	len = min_t(u32, len, size);
+	dst = dray_hw_dma_va(hw, addr, len);
+	if (!dst) {
+		dray_aq_fail(res, DRAY_AQ_STS_DMA_ERROR, DRAY_AQ_SYN_OUT_ADDR);
+		return false;
+	}
+	memcpy(dst, src, len);
+	res->result = len;
+	return true;
+}
+
 /* The model maps DRAY_PAGE_SIZE pages as kernel pages. */
 static_assert(PAGE_SIZE == DRAY_PAGE_SIZE, "dray model needs 4 KiB pages");
 

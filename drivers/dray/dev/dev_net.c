@@ -27,6 +27,7 @@
 #include <net/ip6_checksum.h>
 #include <asm/unaligned.h>
 
+#include "dev_trace.h"
 #include "dev_xport_int.h"
 
 /* Per-frame transmit state, in skb->cb until the frame is handed over. */
@@ -252,6 +253,39 @@ void dray_xp_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 	dray_xp_xmit_path(hw, qp, &qp->path, skb);
 }
 
+/**
+ * dray_xp_count_nak() - count a NAK by its kind
+ * @qp: the QP that sent or received it
+ * @syndrome: its AETH syndrome
+ * @tx: sent (else received)
+ *
+ * Return: false if @syndrome is no NAK dray knows (not counted).
+ */
+bool dray_xp_count_nak(struct dray_hw_qp *qp, u8 syndrome, bool tx)
+{
+	struct dray_xp_stats *s = &qp->xp.stats;
+	u64 *c;
+
+	if ((syndrome & DRAY_AETH_TYPE_MASK) == DRAY_AETH_RNR_NAK)
+		c = tx ? &s->rnr_naks_tx : &s->rnr_naks_rx;
+	else if ((syndrome & DRAY_AETH_TYPE_MASK) != DRAY_AETH_NAK)
+		c = NULL;
+	else if ((syndrome & DRAY_AETH_VALUE_MASK) == DRAY_NAK_PSN_SEQ)
+		c = tx ? &s->seq_naks_tx : &s->seq_naks_rx;
+	else if ((syndrome & DRAY_AETH_VALUE_MASK) == DRAY_NAK_INV_REQ ||
+		 (syndrome & DRAY_AETH_VALUE_MASK) == DRAY_NAK_INV_RD_REQ)
+		c = tx ? &s->inv_req_naks_tx : &s->inv_req_naks_rx;
+	else if ((syndrome & DRAY_AETH_VALUE_MASK) == DRAY_NAK_REM_ACCESS)
+		c = tx ? &s->access_naks_tx : &s->access_naks_rx;
+	else if ((syndrome & DRAY_AETH_VALUE_MASK) == DRAY_NAK_REM_OP)
+		c = tx ? &s->op_naks_tx : &s->op_naks_rx;
+	else
+		c = NULL;
+	if (c)
+		(*c)++;
+	return c;
+}
+
 /* Send an ACK or NAK with @syndrome for @psn (AETH carries the MSN). */
 void dray_xp_send_ack(struct dray_hw *hw, struct dray_hw_qp *qp, u8 syndrome,
 		      u32 psn)
@@ -266,6 +300,8 @@ void dray_xp_send_ack(struct dray_hw *hw, struct dray_hw_qp *qp, u8 syndrome,
 	};
 	struct sk_buff *skb;
 
+	if (dray_xp_count_nak(qp, syndrome, true))
+		trace_dray_nak_tx(hw->ndev, qp->qpn, psn, syndrome);
 	skb = dray_xp_skb_alloc(hw, qp, &pkt, 0, false);
 	if (skb)
 		dray_xp_xmit(hw, qp, skb);

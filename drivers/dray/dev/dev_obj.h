@@ -162,6 +162,10 @@ struct dray_hw_qp {
 	u32			rq_psn;
 	struct dray_hw_path	path;
 
+	/* counter set (dev_stats.c); xp.stats when it joined that set */
+	u32			cset;
+	struct dray_xp_stats	cset_base;
+
 	/* transport state, owned by the dev_xport layer */
 	struct dray_xport_qp	xp;
 	struct dray_xp_res	*rdb;		/* responder resources (RC) */

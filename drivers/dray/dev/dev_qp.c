@@ -22,6 +22,7 @@
 #include "dev_obj.h"
 #include "dev_qp_fsm.h"
 #include "dev_srq.h"
+#include "dev_trace.h"
 #include "dev_wq.h"
 #include "dev_xport.h"
 
@@ -301,8 +302,10 @@ void dray_hw_cmd_destroy_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	mutex_lock(&eng->admin_lock);
 	dray_hw_engine_lock(hw);
 	qp = xa_erase(&eng->qps, qpn);
-	if (qp)
+	if (qp) {
 		qp_reset(hw, qp);
+		dray_hw_cset_qp_gone(hw, qp);
+	}
 	dray_hw_engine_unlock(hw);
 	if (qp)
 		qp_detach(hw, qp);
@@ -417,6 +420,8 @@ static void qp_set_state(struct dray_hw *hw, struct dray_hw_qp *qp, u8 next)
 		qp->sq_draining = true;
 	else if (next != DRAY_QPS_SQD)
 		qp->sq_draining = false;
+	if (next != cur)
+		trace_dray_qp_state(hw->ndev, qp->qpn, cur, next);
 	qp->state = next;
 }
 

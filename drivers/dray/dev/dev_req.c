@@ -23,6 +23,7 @@
 
 #include <linux/jiffies.h>
 
+#include "dev_trace.h"
 #include "dev_xport_int.h"
 
 static_assert(DRAY_XP_MAX_WQE && !(DRAY_XP_MAX_WQE & (DRAY_XP_MAX_WQE - 1)));
@@ -496,6 +497,8 @@ static int req_send_pkt(struct dray_hw *hw, struct dray_hw_qp *qp,
 		}
 	}
 	dray_xp_xmit(hw, qp, skb);
+	if (dray_psn_cmp(rq->psn, rq->max_psn) < 0)
+		qp->xp.stats.retx_pkts++;
 
 	if (m->opcode == DRAY_WQE_RDMA_READ) {
 		u32 pkts = req_read_pkts(m, n);
@@ -644,7 +647,9 @@ void dray_xp_req_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
 	rq->retry--;
 	rq->gone_back = true;
 	rq->cwnd = DRAY_XP_CWND_MIN;
-	qp->xp.stats.retransmits++;
+	qp->xp.stats.timeouts++;
+	trace_dray_retransmit(hw->ndev, qp->qpn, rq->una,
+			      DRAY_TRACE_RETX_TIMEOUT, rq->retry);
 	dray_xp_req_rewind(qp, rq->una);
 	dray_xp_req_send(hw, qp);
 }

@@ -31,6 +31,7 @@ void dray_hw_reset_objects(struct dray_hw *hw)
 	dray_hw_cqs_destroy(hw);
 	dray_hw_mrs_destroy(hw);
 	dray_hw_pds_destroy(hw);
+	dray_hw_csets_reset(hw);
 	mutex_unlock(&eng->admin_lock);
 
 	spin_lock_bh(&hw->obj_lock);

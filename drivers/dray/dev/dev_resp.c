@@ -127,9 +127,11 @@ static enum resp_state resp_check_psn(struct resp_ctx *c)
 
 	if (d < 0)
 		return RESP_DUPLICATE;
-	if (d > 0)
+	if (d > 0) {
+		c->qp->xp.stats.out_of_seq++;
 		/* Once NAK'd, new requests are ignored until ePSN comes. */
 		return rs->nak_sent ? RESP_DROP : RESP_NAK_SEQ;
+	}
 	rs->nak_sent = false;
 	return RESP_CHECK_OP_SEQ;
 }
@@ -618,7 +620,6 @@ static enum resp_state resp_nak_seq(struct resp_ctx *c)
 	struct dray_xp_resp *rs = &c->qp->xp.resp;
 
 	rs->nak_sent = true;
-	c->qp->xp.stats.seq_naks_tx++;
 	resp_queue_nak(rs, DRAY_AETH_NAK | DRAY_NAK_PSN_SEQ, rs->epsn);
 	return RESP_DONE;
 }
@@ -629,7 +630,6 @@ static enum resp_state resp_nak_rnr(struct resp_ctx *c)
 	struct dray_xp_resp *rs = &c->qp->xp.resp;
 
 	rs->nak_sent = true;
-	c->qp->xp.stats.rnr_naks_tx++;
 	resp_queue_nak(rs, DRAY_AETH_RNR_NAK |
 		       (c->qp->min_rnr_timer & DRAY_AETH_VALUE_MASK),
 		       c->rx->hdr.psn);

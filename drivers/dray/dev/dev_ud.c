@@ -260,20 +260,23 @@ void dray_ud_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
 
 	/* Not for a UD QP able to receive, or a P_Key we are not in. */
 	if (!dray_hw_qpt_dg(qp->type) || !ud_rx_state_ok(qp) ||
-	    (h->pkey | DRAY_PKEY_MEMBER) != DRAY_PKEY_DEFAULT ||
 	    rx->pay_len > DRAY_UD_MAX_PAYLOAD) {
 		qp->xp.stats.rx_drops++;
 		goto drop;
 	}
+	if ((h->pkey | DRAY_PKEY_MEMBER) != DRAY_PKEY_DEFAULT) {
+		qp->xp.stats.pkey_violations++;
+		goto drop;
+	}
 	/* IBTA 10.2.4: a Q_Key violation drops the packet silently. */
 	if (h->qkey != ud_qkey(qp)) {
-		qp->ud.rx_qkey_errors++;
+		qp->xp.stats.qkey_violations++;
 		goto drop;
 	}
 	/* Unreliable: without a receive WQE the message is lost. */
 	ret = dray_hw_rq_fetch(hw, qp, w);
 	if (ret == -ENOENT) {
-		qp->ud.rx_no_wqe++;
+		qp->xp.stats.rx_no_wqe++;
 		goto drop;
 	}
 	/* The QP's SRQ is in error: the QP went to ERR, nothing taken. */

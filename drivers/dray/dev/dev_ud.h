@@ -43,8 +43,6 @@ struct dray_wire_l3;
 struct dray_ud_qp {
 	u32			psn;		/* PSN of the next packet */
 	bool			stall;		/* no memory: retry on the timer */
-	u64			rx_no_wqe;	/* dropped: no receive WQE */
-	u64			rx_qkey_errors;	/* dropped: Q_Key mismatch */
 	struct dray_hw_swqe	wqe;		/* the send WQE being sent */
 	struct dray_hw_rwqe	rwqe;		/* the receive WQE being filled */
 	struct dray_hw_path	av;		/* the WQE's address vector */

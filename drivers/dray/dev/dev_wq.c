@@ -17,6 +17,7 @@
 #include "dev_mem.h"
 #include "dev_obj.h"
 #include "dev_srq.h"
+#include "dev_trace.h"
 #include "dev_wq.h"
 
 #define qp_dbg(hw, qp, fmt, ...) \
@@ -46,6 +47,7 @@ void dray_hw_qp_error(struct dray_hw *hw, struct dray_hw_qp *qp, u8 event,
 		return;
 	qp_dbg(hw, qp, "to ERR from state %u, event %u, vendor error %#x\n",
 	       qp->state, event, vendor_err);
+	trace_dray_qp_state(hw->ndev, qp->qpn, qp->state, DRAY_QPS_ERR);
 	qp->state = DRAY_QPS_ERR;
 	qp->sq_draining = false;
 	qp->deadline = 0;
@@ -65,6 +67,7 @@ static void qp_sq_error(struct dray_hw *hw, struct dray_hw_qp *qp,
 {
 	qp_dbg(hw, qp, "to SQE from state %u, vendor error %#x\n", qp->state,
 	       vendor_err);
+	trace_dray_qp_state(hw->ndev, qp->qpn, qp->state, DRAY_QPS_SQE);
 	qp->state = DRAY_QPS_SQE;
 	qp->sq_draining = false;
 	dray_hw_engine_kick(hw);
@@ -395,10 +398,36 @@ int dray_hw_rq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp,
 	return 0;
 }
 
+/* Count a CQE with an error status in the QP's counters (and trace it). */
+static void qp_cqe_count(struct dray_hw *hw, struct dray_hw_qp *qp,
+			 const struct dray_hw_cq *cq, const struct dray_cqe *cqe)
+{
+	bool sq = cqe->flags & DRAY_CQE_F_SEND_QUEUE;
+	struct dray_xp_stats *s = &qp->xp.stats;
+
+	if (cqe->status == DRAY_CQE_ST_SUCCESS)
+		return;
+	if (cqe->status == DRAY_CQE_ST_WR_FLUSH_ERR) {
+		if (sq)
+			s->req_cqe_flushes++;
+		else
+			s->resp_cqe_flushes++;
+		return;
+	}
+	if (sq)
+		s->req_cqe_errors++;
+	else
+		s->resp_cqe_errors++;
+	trace_dray_cqe_err(hw->ndev, qp->qpn, cq->cqn, sq,
+			   le32_to_cpu(cqe->wqe_index), cqe->status,
+			   cqe->vendor_err);
+}
+
 /* Write a CQE of @qp; a CQ that cannot take it kills the QP. */
 static void qp_cqe_post(struct dray_hw *hw, struct dray_hw_qp *qp,
 			struct dray_hw_cq *cq, const struct dray_cqe *cqe)
 {
+	qp_cqe_count(hw, qp, cq, cqe);
 	if (!dray_hw_cq_post(hw, cq, cqe))
 		dray_hw_qp_error(hw, qp, DRAY_EQE_QP_FATAL,
 				 DRAY_VERR_CQ_ERROR);
@@ -510,6 +539,7 @@ static bool wq_flush(struct dray_hw *hw, struct dray_hw_qp *qp,
 		/* Only the WQE this QP took; the SRQ's others are not its. */
 		if (wq->completed != wq->fetched) {
 			cqe.wqe_index = cpu_to_le32(qp->srq_tag);
+			qp_cqe_count(hw, qp, qp->recv_cq, &cqe);
 			dray_hw_cq_post(hw, qp->recv_cq, &cqe);
 			work = true;
 		}
@@ -527,6 +557,7 @@ static bool wq_flush(struct dray_hw *hw, struct dray_hw_qp *qp,
 			cqe.opcode = sq_cqe_opcode(READ_ONCE(w->opcode));
 		}
 		cqe.wqe_index = cpu_to_le32(wq->completed);
+		qp_cqe_count(hw, qp, sq ? qp->send_cq : qp->recv_cq, &cqe);
 		dray_hw_cq_post(hw, sq ? qp->send_cq : qp->recv_cq, &cqe);
 		wq->completed++;
 		work = true;

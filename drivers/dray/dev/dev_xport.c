@@ -63,9 +63,12 @@ void dray_xport_init(struct dray_hw *hw, struct dray_hw_qp *qp)
 
 void dray_xport_reset(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
+	struct dray_xp_stats stats = qp->xp.stats;
+
 	dray_xp_assert_locked(hw);
 	dray_hw_qp_set_deadline(qp, 0);
 	memset(&qp->xp, 0, sizeof(qp->xp));
+	qp->xp.stats = stats;
 }
 
 void dray_xport_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
@@ -309,9 +312,12 @@ void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb)
 		return;
 	}
 	if (qp->type != DRAY_QPT_RC || !xp_rx_state_ok(qp) ||
-	    !xp_rx_from_peer(qp, &l3) ||
-	    (rx.hdr.pkey | DRAY_PKEY_MEMBER) != DRAY_PKEY_DEFAULT) {
+	    !xp_rx_from_peer(qp, &l3)) {
 		qp->xp.stats.rx_drops++;
+		goto free;
+	}
+	if ((rx.hdr.pkey | DRAY_PKEY_MEMBER) != DRAY_PKEY_DEFAULT) {
+		qp->xp.stats.pkey_violations++;
 		goto free;
 	}
 	qp->xp.stats.rx_pkts++;

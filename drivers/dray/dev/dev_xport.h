@@ -181,7 +181,11 @@ struct dray_xp_resp {
 	u8	res_pending;	/* slots with a response still to send */
 };
 
-/* Per-QP transport counters. */
+/*
+ * Per-QP counters (QUERY_COUNTERS, dev_stats.c): kept from CREATE_QP to
+ * DESTROY_QP, through RESET and ERR. Only u64 fields: counter sets add
+ * them up word by word.
+ */
 struct dray_xp_stats {
 	u64	tx_pkts;
 	u64	tx_bytes;	/* payload */
@@ -189,15 +193,30 @@ struct dray_xp_stats {
 	u64	rx_pkts;
 	u64	rx_bytes;	/* payload */
 	u64	rx_icrc_errors;
-	u64	rx_drops;	/* wrong state, source, P_Key, malformed */
-	u64	retransmits;	/* local ACK timeouts */
+	u64	rx_drops;	/* wrong state, source, malformed */
+	u64	pkey_violations;
+	u64	qkey_violations;	/* UD */
+	u64	rx_no_wqe;	/* UD: no receive WQE */
+	u64	timeouts;	/* local ACK timeouts that went back */
 	u64	late_timers;	/* timeouts that fired a timeout late */
-	u64	seq_naks_rx;
-	u64	rnr_naks_rx;
-	u64	seq_naks_tx;
-	u64	rnr_naks_tx;
+	u64	retx_pkts;	/* request packets sent again */
+	u64	out_of_seq;	/* requests ahead of the ePSN */
 	u64	dup_requests;
 	u64	bad_responses;	/* unexpected or out-of-order responses */
+	u64	seq_naks_tx;
+	u64	seq_naks_rx;
+	u64	rnr_naks_tx;
+	u64	rnr_naks_rx;
+	u64	inv_req_naks_tx;
+	u64	inv_req_naks_rx;
+	u64	access_naks_tx;
+	u64	access_naks_rx;
+	u64	op_naks_tx;
+	u64	op_naks_rx;
+	u64	req_cqe_errors;
+	u64	resp_cqe_errors;
+	u64	req_cqe_flushes;
+	u64	resp_cqe_flushes;
 };
 
 /* Per-QP transport state, in struct dray_hw_qp. */
@@ -210,7 +229,10 @@ struct dray_xport_qp {
 
 /* QP created (RESET): initialize transport state. */
 void dray_xport_init(struct dray_hw *hw, struct dray_hw_qp *qp);
-/* QP destroyed or reset: drop every transport resource (no CQEs). */
+/*
+ * QP destroyed or reset: drop every transport resource (no CQEs); the
+ * counters stay.
+ */
 void dray_xport_reset(struct dray_hw *hw, struct dray_hw_qp *qp);
 /*
  * MODIFY_QP applied attributes (DRAY_QP_ATTR_* in @mask) and possibly a

@@ -50,6 +50,7 @@ void dray_xp_xmit(struct dray_hw *hw, struct dray_hw_qp *qp,
 		  struct sk_buff *skb);
 void dray_xp_xmit_path(struct dray_hw *hw, struct dray_hw_qp *qp,
 		       const struct dray_hw_path *path, struct sk_buff *skb);
+bool dray_xp_count_nak(struct dray_hw_qp *qp, u8 syndrome, bool tx);
 void dray_xp_send_ack(struct dray_hw *hw, struct dray_hw_qp *qp, u8 syndrome,
 		      u32 psn);
 

@@ -18,14 +18,24 @@ static void cmd_init(struct dray_aq_entry *e, u8 opcode)
 }
 
 /*
- * Run a query command whose output the device writes to host memory.
- * The buffer is mapped for the device only for the command's duration.
+ * Every query command whose output the device writes to host memory has
+ * out_addr and out_len where struct dray_cmd_query has them.
  */
-static int cmd_query(struct dray_dev *dev, u8 opcode, u8 port, void *out,
-		     size_t len)
+static_assert(offsetof(struct dray_cmd_query_id, out_addr) ==
+	      offsetof(struct dray_cmd_query, out_addr));
+static_assert(offsetof(struct dray_cmd_query_id, out_len) ==
+	      offsetof(struct dray_cmd_query, out_len));
+
+/*
+ * Run query command @e (its other fields set) whose output the device
+ * writes to host memory: exactly @len bytes to @out. The buffer is
+ * mapped for the device only for the command's duration.
+ */
+static int cmd_query_out(struct dray_dev *dev, struct dray_aq_entry *e,
+			 void *out, size_t len)
 {
 	struct device *dma_dev = dray_dma_dev(dev);
-	struct dray_aq_entry e;
+	u8 opcode = e->hdr.opcode;
 	dma_addr_t dma;
 	void *buf;
 	u64 written;
@@ -40,11 +50,9 @@ static int cmd_query(struct dray_dev *dev, u8 opcode, u8 port, void *out,
 		goto free_buf;
 	}
 
-	cmd_init(&e, opcode);
-	e.u.query.out_addr = cpu_to_le64(dma);
-	e.u.query.out_len = cpu_to_le32(len);
-	e.u.query.port = port;
-	ret = dray_aq_exec(dev, &e, &written);
+	e->u.query.out_addr = cpu_to_le64(dma);
+	e->u.query.out_len = cpu_to_le32(len);
+	ret = dray_aq_exec(dev, e, &written);
 	dma_unmap_single(dma_dev, dma, len, DMA_FROM_DEVICE);
 	if (!ret && written != len) {
 		ddev_err_rl(dev, "%s returned %llu bytes, expected %zu\n",
@@ -56,6 +64,16 @@ static int cmd_query(struct dray_dev *dev, u8 opcode, u8 port, void *out,
 free_buf:
 	kfree(buf);
 	return ret;
+}
+
+static int cmd_query(struct dray_dev *dev, u8 opcode, u8 port, void *out,
+		     size_t len)
+{
+	struct dray_aq_entry e;
+
+	cmd_init(&e, opcode);
+	e.u.query.port = port;
+	return cmd_query_out(dev, &e, out, len);
 }
 
 int dray_admin_query_device(struct dray_dev *dev, struct dray_caps *caps)
@@ -97,6 +115,7 @@ int dray_admin_query_device(struct dray_dev *dev, struct dray_caps *caps)
 	caps->max_srq = le32_to_cpu(c.max_srq);
 	caps->max_srq_wr = le32_to_cpu(c.max_srq_wr);
 	caps->max_srq_sge = le32_to_cpu(c.max_srq_sge);
+	caps->max_counter_sets = le32_to_cpu(c.max_counter_sets);
 
 	if (le32_to_cpu(c.num_ports) != 1) {
 		ibdev_err(&dev->ibdev, "device reports %u ports, expected 1\n",
@@ -260,13 +279,20 @@ static_assert(offsetof(struct dray_cmd_destroy_mr, key) == 0);
 static_assert(offsetof(struct dray_cmd_destroy_cq, cqn) == 0);
 static_assert(offsetof(struct dray_cmd_destroy_ah, ahn) == 0);
 static_assert(offsetof(struct dray_cmd_destroy_mw, key) == 0);
+static_assert(offsetof(struct dray_cmd_counter_set, set) == 0);
 
-int dray_admin_create_pd(struct dray_dev *dev, u32 *pdn)
+/* A command without parameters whose result is an object number. */
+static int cmd_create_bare(struct dray_dev *dev, u8 opcode, u32 *num)
 {
 	struct dray_aq_entry e;
 
-	cmd_init(&e, DRAY_CMD_CREATE_PD);
-	return cmd_create_result(dev, &e, pdn);
+	cmd_init(&e, opcode);
+	return cmd_create_result(dev, &e, num);
+}
+
+int dray_admin_create_pd(struct dray_dev *dev, u32 *pdn)
+{
+	return cmd_create_bare(dev, DRAY_CMD_CREATE_PD, pdn);
 }
 
 int dray_admin_destroy_pd(struct dray_dev *dev, u32 pdn)
@@ -594,4 +620,53 @@ free_mbox:
 int dray_admin_destroy_ah(struct dray_dev *dev, u32 ahn)
 {
 	return cmd_destroy(dev, DRAY_CMD_DESTROY_AH, ahn);
+}
+
+int dray_admin_alloc_counter_set(struct dray_dev *dev, u32 *set)
+{
+	return cmd_create_bare(dev, DRAY_CMD_ALLOC_COUNTER_SET, set);
+}
+
+int dray_admin_free_counter_set(struct dray_dev *dev, u32 set)
+{
+	return cmd_destroy(dev, DRAY_CMD_FREE_COUNTER_SET, set);
+}
+
+int dray_admin_bind_counter_set(struct dray_dev *dev, u32 qpn, u32 set)
+{
+	struct dray_aq_entry e;
+
+	cmd_init(&e, DRAY_CMD_BIND_COUNTER_SET);
+	e.u.bind_counter_set.qpn = cpu_to_le32(qpn);
+	e.u.bind_counter_set.set = cpu_to_le32(set);
+	return dray_aq_exec(dev, &e, NULL);
+}
+
+int dray_admin_query_counters(struct dray_dev *dev, u8 scope, u32 id,
+			      u64 *values)
+{
+	struct dray_counters c;
+	struct dray_aq_entry e;
+	int ret, i;
+
+	cmd_init(&e, DRAY_CMD_QUERY_COUNTERS);
+	e.u.query_id.kind = scope;
+	e.u.query_id.id = cpu_to_le32(id);
+	ret = cmd_query_out(dev, &e, &c, sizeof(c));
+	if (ret)
+		return ret;
+	for (i = 0; i < DRAY_CNT_MAX; i++)
+		values[i] = le64_to_cpu(c.v[i]);
+	return 0;
+}
+
+int dray_admin_query_state(struct dray_dev *dev, u8 kind, u32 id,
+			   struct dray_obj_state *out)
+{
+	struct dray_aq_entry e;
+
+	cmd_init(&e, DRAY_CMD_QUERY_STATE);
+	e.u.query_id.kind = kind;
+	e.u.query_id.id = cpu_to_le32(id);
+	return cmd_query_out(dev, &e, out, sizeof(*out));
 }

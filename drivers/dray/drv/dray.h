@@ -118,6 +118,7 @@ struct dray_caps {
 	u32	max_srq;
 	u32	max_srq_wr;
 	u32	max_srq_sge;
+	u32	max_counter_sets;
 };
 
 enum {
@@ -517,6 +518,16 @@ static inline struct device *dray_dma_dev(struct dray_dev *dev)
 			      __qp->qpn, ##__VA_ARGS__);		\
 } while (0)
 
+/* counters.c: `rdma statistic` (port counters, per-QP counters) */
+extern const struct ib_device_ops dray_counter_ops;
+/* A counter's name, as `rdma statistic` shows it. */
+const char *dray_counter_name(enum dray_counter c);
+
+/* restrack.c: dray's own details in `rdma resource show` */
+int dray_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int dray_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int dray_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+
 /* aq.c */
 int dray_aq_init(struct dray_dev *dev);
 void dray_aq_destroy(struct dray_dev *dev);
@@ -564,6 +575,15 @@ int dray_admin_destroy_srq(struct dray_dev *dev, u32 srqn);
 int dray_admin_create_ah(struct dray_dev *dev, u32 pdn,
 			 const struct dray_path_params *path, u32 *ahn);
 int dray_admin_destroy_ah(struct dray_dev *dev, u32 ahn);
+int dray_admin_alloc_counter_set(struct dray_dev *dev, u32 *set);
+int dray_admin_free_counter_set(struct dray_dev *dev, u32 set);
+int dray_admin_bind_counter_set(struct dray_dev *dev, u32 qpn, u32 set);
+/* The device's state of a QP, CQ or MR (enum dray_state_kind), as is. */
+int dray_admin_query_state(struct dray_dev *dev, u8 kind, u32 id,
+			   struct dray_obj_state *out);
+/* @values: DRAY_CNT_MAX counters (enum dray_counter) of a set or a QP. */
+int dray_admin_query_counters(struct dray_dev *dev, u8 scope, u32 id,
+			      u64 *values);
 /* A path in the device's format (commands, and UD WQEs' address vectors). */
 void dray_path_to_hw(struct dray_path *hw, const struct dray_path_params *p);
 

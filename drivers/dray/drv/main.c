@@ -120,6 +120,7 @@ static int dray_probe(struct dray_dev *dev)
 	ibdev->driver_def = dray_uapi_defs;
 	strscpy(ibdev->node_desc, "dray", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &dray_dev_ops);
+	ib_set_device_ops(ibdev, &dray_counter_ops);
 	return 0;
 
 destroy_comp_eq:

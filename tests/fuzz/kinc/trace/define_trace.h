@@ -1,0 +1,2 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Fuzz build: no tracepoint is defined (see ../linux/tracepoint.h). */
