@@ -115,7 +115,7 @@ struct cfg {
 	u8	flags;		/* CFG_* */
 	u8	mtu;		/* % 5 + 1: enum dray_mtu */
 	u8	access;		/* the QP's DRAY_ACCESS_REMOTE_* */
-	u8	max_dest_rd_atomic;	/* % 17 */
+	u8	max_dest_rd_atomic;	/* % 129 */
 	u8	max_rd_atomic;	/* % 17 */
 	u8	retry;		/* [2:0] retry_cnt, [6:4] rnr_retry */
 	u8	timeout;	/* [4:0] local ACK timeout */
@@ -367,6 +367,7 @@ static void setup(void)
 	sq_cqe_next = 0;
 	rq_cqe_next = 0;
 
+	free(qp.rdb);
 	memset(&qp, 0, sizeof(qp));
 	memset(&sq_db, 0, sizeof(sq_db));
 	memset(&rq_db, 0, sizeof(rq_db));
@@ -389,7 +390,11 @@ static void setup(void)
 	/* MODIFY_QP: the attributes of INIT, RTR and RTS. */
 	qp.access = cfg.access & DRAY_ACCESS_REMOTE;
 	qp.path_mtu = cfg.mtu % 5 + 1;
-	qp.max_dest_rd_atomic = cfg.max_dest_rd_atomic % (DRAY_HW_MAX_RD_ATOM + 1);
+	/* responder resources: MODIFY_QP allocates them (dev_qp.c) */
+	i = cfg.max_dest_rd_atomic % (DRAY_HW_MAX_RD_ATOM + 1);
+	dray_xport_set_rdb(&hw, &qp, i ? calloc(i, sizeof(*qp.rdb)) : NULL,
+			   (u8)i);
+	FUZZ_ASSERT(!i || qp.rdb);
 	qp.max_rd_atomic = cfg.max_rd_atomic % (DRAY_HW_MAX_RD_ATOM + 1);
 	qp.retry_cnt = cfg.retry & 7;
 	qp.rnr_retry = (cfg.retry >> 4) & 7;
@@ -609,7 +614,7 @@ static void check_state(void)
 {
 	const struct dray_xp_resp *rs = &qp.xp.resp;
 	const struct dray_xp_req *rq = &qp.xp.req;
-	u32 nres = min_t(u32, qp.max_dest_rd_atomic, DRAY_XP_MAX_RES), i;
+	u32 nres = qp.rdb ? qp.max_dest_rd_atomic : 0, i, pending = 0;
 
 	/* Work queue indexes: completed <= fetched <= posted, within depth. */
 	FUZZ_ASSERT(qp.sq.fetched - qp.sq.completed <=
@@ -635,10 +640,10 @@ static void check_state(void)
 	if (nres) {
 		FUZZ_ASSERT(rs->res_next < nres && rs->res_tx < nres);
 	}
-	for (i = 0; i < DRAY_XP_MAX_RES; i++) {
-		const struct dray_xp_res *r = &rs->res[i];
+	for (i = 0; i < nres; i++) {
+		const struct dray_xp_res *r = &qp.rdb[i];
 
-		FUZZ_ASSERT(i < nres || r->type == DRAY_XP_RES_FREE);
+		pending += r->pending;
 		FUZZ_ASSERT(r->type <= DRAY_XP_RES_ATOMIC);
 		FUZZ_ASSERT(r->psn <= DRAY_PSN_MASK &&
 			    r->last_psn <= DRAY_PSN_MASK);
@@ -647,6 +652,8 @@ static void check_state(void)
 			FUZZ_ASSERT(r->tx_len <= r->length);
 		}
 	}
+	/* the count the responder keeps of responses still to send */
+	FUZZ_ASSERT(pending == rs->res_pending);
 
 	FUZZ_ASSERT(rq->psn <= DRAY_PSN_MASK && rq->max_psn <= DRAY_PSN_MASK &&
 		    rq->una <= DRAY_PSN_MASK);
@@ -711,17 +718,16 @@ static void cq_consume(void)
 static void check_read_data(const struct dray_pkt *pkt, const u8 *pay,
 			    u32 len)
 {
-	const struct dray_xp_resp *rs = &qp.xp.resp;
 	u32 mtu = dray_mtu_bytes(qp.path_mtu), i;
 	const struct dray_xp_res *r = NULL;
 	int m = MR_RW;
 	u64 va, off;
 
-	for (i = 0; i < DRAY_XP_MAX_RES; i++)
-		if (rs->res[i].type == DRAY_XP_RES_READ && rs->res[i].pending &&
-		    dray_psn_add(rs->res[i].tx_psn, rs->res[i].tx_pkt) ==
+	for (i = 0; qp.rdb && i < qp.max_dest_rd_atomic; i++)
+		if (qp.rdb[i].type == DRAY_XP_RES_READ && qp.rdb[i].pending &&
+		    dray_psn_add(qp.rdb[i].tx_psn, qp.rdb[i].tx_pkt) ==
 		    pkt->psn)
-			r = &rs->res[i];
+			r = &qp.rdb[i];
 	FUZZ_ASSERT(r);
 	if (!len)
 		return;		/* a zero-length READ names no memory */

@@ -63,6 +63,7 @@
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define IS_ALIGNED(x, a)	(((x) & ((typeof(x))(a) - 1)) == 0)
 #define U64_MAX			UINT64_MAX
+#define U8_MAX			UINT8_MAX
 #define U32_MAX			UINT32_MAX
 #define sizeof_field(t, m)	sizeof(((t *)0)->m)
 #define check_add_overflow(a, b, d) __builtin_add_overflow(a, b, d)
