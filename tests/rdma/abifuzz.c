@@ -119,7 +119,7 @@ static uint32_t some_u32(void)
  * is the plausible structure @drv, or random bytes of a random length;
  * now and then the command is cut short or has words to spare.
  */
-static void send_cmd(uint32_t command, const void *core, size_t core_len,
+static bool send_cmd(uint32_t command, const void *core, size_t core_len,
 		     const void *drv, size_t drv_len, size_t resp_len)
 {
 	uint8_t buf[512];
@@ -154,22 +154,30 @@ static void send_cmd(uint32_t command, const void *core, size_t core_len,
 	n = write(ufd, buf, len);
 	if (n >= 0) {
 		oks++;
-	} else {
-		errnos[errno <= MAX_ERRNO ? errno : 0]++;
-		memset(resp, 0, sizeof(resp));	/* no handle to keep */
+		return true;
 	}
+	errnos[errno <= MAX_ERRNO ? errno : 0]++;
+	return false;
 }
 
-static uint32_t resp_u32(size_t off)
+/*
+ * After a create command: if it succeeded with its response in the
+ * response buffer, keep the handle the response starts with (every core
+ * create response does), 0 included.
+ */
+static void keep_created(int t, bool ok, uint64_t response)
 {
-	uint32_t v;
+	uint32_t h;
 
-	memcpy(&v, resp + off, sizeof(v));
-	return v;
+	if (!ok || response != (uintptr_t)resp)
+		return;
+	memcpy(&h, resp, sizeof(h));
+	keep(t, h);
 }
 
 static void op_pd(void)
 {
+	bool ok;
 	struct ib_uverbs_alloc_pd c = { .response = some_resp() };
 	struct ib_uverbs_dealloc_pd d = { .pd_handle = pick(O_PD) };
 
@@ -178,15 +186,15 @@ static void op_pd(void)
 		forget(O_PD, d.pd_handle);
 		return;
 	}
-	send_cmd(IB_USER_VERBS_CMD_ALLOC_PD, &c, sizeof(c), NULL, 0,
-		 sizeof(struct ib_uverbs_alloc_pd_resp) +
-		 sizeof(struct dray_alloc_pd_resp));
-	if (c.response == (uintptr_t)resp && resp_u32(0))
-		keep(O_PD, resp_u32(0));
+	ok = send_cmd(IB_USER_VERBS_CMD_ALLOC_PD, &c, sizeof(c), NULL, 0,
+		      sizeof(struct ib_uverbs_alloc_pd_resp) +
+		      sizeof(struct dray_alloc_pd_resp));
+	keep_created(O_PD, ok, c.response);
 }
 
 static void op_mr(void)
 {
+	bool ok;
 	size_t len = rng_one_in(&rng, 8) ? some_u32() :
 					   rng_range(&rng, 1, 64 * 1024);
 	uint64_t start = some_addr(len);
@@ -205,10 +213,9 @@ static void op_mr(void)
 		forget(O_MR, d.mr_handle);
 		return;
 	}
-	send_cmd(IB_USER_VERBS_CMD_REG_MR, &c, sizeof(c), NULL, 0,
-		 sizeof(struct ib_uverbs_reg_mr_resp));
-	if (c.response == (uintptr_t)resp && resp_u32(0))
-		keep(O_MR, resp_u32(0));
+	ok = send_cmd(IB_USER_VERBS_CMD_REG_MR, &c, sizeof(c), NULL, 0,
+		      sizeof(struct ib_uverbs_reg_mr_resp));
+	keep_created(O_MR, ok, c.response);
 }
 
 static uint8_t some_log(void)
@@ -219,6 +226,7 @@ static uint8_t some_log(void)
 
 static void op_cq(void)
 {
+	bool ok;
 	struct dray_create_cq_cmd drv = {
 		.log_depth = some_log(),
 		.buf_size = (uint32_t)rng_range(&rng, 0, 256 * 1024),
@@ -241,15 +249,15 @@ static void op_cq(void)
 	drv.buf_addr = some_addr(drv.buf_size);
 	if (rng_one_in(&rng, 16))
 		drv.reserved[rng_below(&rng, 3)] = 1;
-	send_cmd(IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), &drv, sizeof(drv),
-		 sizeof(struct ib_uverbs_create_cq_resp) +
-		 sizeof(struct dray_create_cq_resp));
-	if (c.response == (uintptr_t)resp && resp_u32(0))
-		keep(O_CQ, resp_u32(0));
+	ok = send_cmd(IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), &drv, sizeof(drv),
+		      sizeof(struct ib_uverbs_create_cq_resp) +
+		      sizeof(struct dray_create_cq_resp));
+	keep_created(O_CQ, ok, c.response);
 }
 
 static void op_srq(void)
 {
+	bool ok;
 	struct dray_create_srq_cmd drv = {
 		.log_depth = some_log(),
 		.log_stride = some_log(),
@@ -284,11 +292,10 @@ static void op_srq(void)
 		break;
 	}
 	drv.buf_addr = some_addr(drv.buf_size);
-	send_cmd(IB_USER_VERBS_CMD_CREATE_SRQ, &c, sizeof(c), &drv, sizeof(drv),
-		 sizeof(struct ib_uverbs_create_srq_resp) +
-		 sizeof(struct dray_create_srq_resp));
-	if (c.response == (uintptr_t)resp && resp_u32(0))
-		keep(O_SRQ, resp_u32(0));
+	ok = send_cmd(IB_USER_VERBS_CMD_CREATE_SRQ, &c, sizeof(c), &drv, sizeof(drv),
+		      sizeof(struct ib_uverbs_create_srq_resp) +
+		      sizeof(struct dray_create_srq_resp));
+	keep_created(O_SRQ, ok, c.response);
 }
 
 /* RC twice, UD, UC, GSI (1), raw packet, XRC, none, nonsense */
@@ -299,6 +306,7 @@ static const uint8_t qp_types[] = {
 
 static void op_qp_create(void)
 {
+	bool ok;
 	struct dray_create_qp_cmd drv = {
 		.sq_log_depth = some_log(), .sq_log_stride = some_log(),
 		.rq_log_depth = some_log(), .rq_log_stride = some_log(),
@@ -326,11 +334,10 @@ static void op_qp_create(void)
 	drv.rq_buf_addr = some_addr(drv.rq_buf_size);
 	if (rng_one_in(&rng, 16))
 		drv.reserved = 1;
-	send_cmd(IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), &drv, sizeof(drv),
-		 sizeof(struct ib_uverbs_create_qp_resp) +
-		 sizeof(struct dray_create_qp_resp));
-	if (c.response == (uintptr_t)resp && resp_u32(4))
-		keep(O_QP, resp_u32(0));	/* qp_handle, then qpn */
+	ok = send_cmd(IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), &drv, sizeof(drv),
+		      sizeof(struct ib_uverbs_create_qp_resp) +
+		      sizeof(struct dray_create_qp_resp));
+	keep_created(O_QP, ok, c.response);
 }
 
 static void op_qp(void)
@@ -399,6 +406,7 @@ static void op_qp(void)
 
 static void op_ah(void)
 {
+	bool ok;
 	struct ib_uverbs_create_ah c = {
 		.response = some_resp(),
 		.pd_handle = pick(O_PD),
@@ -427,15 +435,15 @@ static void op_ah(void)
 	c.attr.grh.dgid[15] = (uint8_t)rng_below(&rng, 4);
 	if (rng_one_in(&rng, 4))
 		c.attr.grh.dgid[rng_below(&rng, 16)] = (uint8_t)rng_next(&rng);
-	send_cmd(IB_USER_VERBS_CMD_CREATE_AH, &c, sizeof(c), NULL, 0,
-		 sizeof(struct ib_uverbs_create_ah_resp) +
-		 sizeof(struct dray_create_ah_resp));
-	if (c.response == (uintptr_t)resp && resp_u32(0))
-		keep(O_AH, resp_u32(0));
+	ok = send_cmd(IB_USER_VERBS_CMD_CREATE_AH, &c, sizeof(c), NULL, 0,
+		      sizeof(struct ib_uverbs_create_ah_resp) +
+		      sizeof(struct dray_create_ah_resp));
+	keep_created(O_AH, ok, c.response);
 }
 
 static void op_mw(void)
 {
+	bool ok;
 	struct ib_uverbs_alloc_mw c = {
 		.response = some_resp(),
 		.pd_handle = pick(O_PD),
@@ -448,10 +456,9 @@ static void op_mw(void)
 		forget(O_MW, d.mw_handle);
 		return;
 	}
-	send_cmd(IB_USER_VERBS_CMD_ALLOC_MW, &c, sizeof(c), NULL, 0,
-		 sizeof(struct ib_uverbs_alloc_mw_resp));
-	if (c.response == (uintptr_t)resp && resp_u32(0))
-		keep(O_MW, resp_u32(0));
+	ok = send_cmd(IB_USER_VERBS_CMD_ALLOC_MW, &c, sizeof(c), NULL, 0,
+		      sizeof(struct ib_uverbs_alloc_mw_resp));
+	keep_created(O_MW, ok, c.response);
 }
 
 /* mmap of a random offset and length (never touched), and KICK */
