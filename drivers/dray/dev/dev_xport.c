@@ -61,14 +61,20 @@ void dray_xport_init(struct dray_hw *hw, struct dray_hw_qp *qp)
 	memset(&qp->xp, 0, sizeof(qp->xp));
 }
 
-void dray_xport_reset(struct dray_hw *hw, struct dray_hw_qp *qp)
+/* Forget all transport state but the QP's counters, which outlive it. */
+static void xp_clear(struct dray_hw_qp *qp)
 {
 	struct dray_xp_stats stats = qp->xp.stats;
 
-	dray_xp_assert_locked(hw);
 	dray_hw_qp_set_deadline(qp, 0);
 	memset(&qp->xp, 0, sizeof(qp->xp));
 	qp->xp.stats = stats;
+}
+
+void dray_xport_reset(struct dray_hw *hw, struct dray_hw_qp *qp)
+{
+	dray_xp_assert_locked(hw);
+	xp_clear(qp);
 }
 
 void dray_xport_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
@@ -166,17 +172,13 @@ bool dray_xport_sq_idle(struct dray_hw_qp *qp)
 
 void dray_xport_error(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
-	struct dray_xp_stats stats = qp->xp.stats;
-
 	dray_xp_assert_locked(hw);
 	/*
 	 * Fetched WQEs (send and receive) stay uncompleted: the engine
 	 * flushes everything from the queues' completed index on.
 	 */
-	dray_hw_qp_set_deadline(qp, 0);
-	memset(&qp->xp, 0, sizeof(qp->xp));
+	xp_clear(qp);
 	qp->xp.err = true;
-	qp->xp.stats = stats;
 }
 
 bool dray_xport_want_run(struct dray_hw_qp *qp)
