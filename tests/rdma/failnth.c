@@ -30,14 +30,24 @@
 
 static int nth_fd = -1;
 
-/* Fail the n-th fault point from now on in this task; 0: none. */
+/*
+ * Fail the n-th fault point from now on in this task; 0: none. The
+ * write's copy from user space is a fault point too: when disarming
+ * finds exactly one point to go, that copy takes the fault (EFAULT) and
+ * leaves fail-nth at 0, which is what was asked for. This happens when
+ * the call under test had fewer fault points this time than on the try
+ * before (some allocations are not made every time).
+ */
 static void nth_set(unsigned int n)
 {
 	char b[16];
 	int len = snprintf(b, sizeof(b), "%u", n);
 
-	if (pwrite(nth_fd, b, (size_t)len, 0) != len)
-		die("fail-nth: write %u: %s", n, strerror(errno));
+	if (pwrite(nth_fd, b, (size_t)len, 0) == len)
+		return;
+	if (!n && errno == EFAULT)
+		return;
+	die("fail-nth: write %u: %s", n, strerror(errno));
 }
 
 /*

@@ -364,10 +364,14 @@ if want failnth; then
 			echo 0 >"$d/verbose"
 		done
 		echo N >/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem
+		# a stack dump per injected fault only slows the console
+		uc=/sys/kernel/debug/fail_usercopy/verbose
+		if [[ -e $uc ]]; then echo 0 >"$uc"; fi
 		res0=$(rdma resource show "$DEV_A" 2>&1)
 		DRAY_TEST_DEV_A=$DEV_A timeout 1800 "$BIN/failnth" >"$LOG/fn.out" 2>&1
 		rc=$?
-		grep -E "^# .*(fault points|Expected|FAIL|SKIP)" "$LOG/fn.out" | sed 's/^#*/#/'
+		grep -E "^(# .*(fault points|Expected|FAIL|SKIP|terminated)|FAIL: )" \
+			"$LOG/fn.out" | sed 's/^#*/#/'
 		harness_tap failnth "$LOG/fn.out" "$rc"
 		res1=$(rdma resource show "$DEV_A" 2>&1)
 		if [[ $res0 == "$res1" ]]; then

@@ -351,6 +351,12 @@ static void dray_dealloc_ucontext(struct ib_ucontext *ibuctx)
 	rdma_user_mmap_entry_remove(uctx->db_entry);
 }
 
+/* Page tables only: nothing to put in the entry. */
+static int dray_mmap_pte_none(pte_t *pte, unsigned long addr, void *data)
+{
+	return 0;
+}
+
 static int dray_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rentry;
@@ -370,9 +376,19 @@ static int dray_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
 	}
 	entry = container_of(rentry, struct dray_mmap_entry, rdma_entry);
 
-	dray_vm_flags_clear(vma, VM_MAYEXEC);
-	ret = rdma_user_mmap_io(ibuctx, vma, page_to_pfn(entry->page),
-				PAGE_SIZE, vma->vm_page_prot, rentry);
+	/*
+	 * The page tables come first, where a failed allocation unwinds
+	 * cleanly (ENOMEM). Inside remap_pfn_range(), 6.1's x86 PAT code
+	 * WARNs as it unwinds a mapping whose page table it could not
+	 * allocate, and the core reports that failure as EAGAIN.
+	 */
+	ret = apply_to_page_range(vma->vm_mm, vma->vm_start, PAGE_SIZE,
+				  dray_mmap_pte_none, NULL);
+	if (!ret) {
+		dray_vm_flags_clear(vma, VM_MAYEXEC);
+		ret = rdma_user_mmap_io(ibuctx, vma, page_to_pfn(entry->page),
+					PAGE_SIZE, vma->vm_page_prot, rentry);
+	}
 	rdma_user_mmap_entry_put(rentry);
 	return ret;
 }
