@@ -40,6 +40,9 @@
 #              automatic and manual per-QP binding) against traffic of a
 #              known size, RNR NAKs, netem loss 20 %, and the dray
 #              tracepoints (tests/rdma/counters.sh; dray only)
+#   ucx        Debian's UCX: ucx_info, ucx_perftest over rc_verbs and over
+#              ud_verbs, io_demo with its data check (tests/rdma/ucx.sh;
+#              dray only)
 #
 # Prints TAP lines and ends with "rdma: N passed, N failed, N skipped";
 # exits non-zero if anything failed. The programs come from build/rdma
@@ -62,7 +65,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf failnth abifuzz evflood loss counters}
+groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf failnth abifuzz evflood loss counters ucx}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -512,6 +515,13 @@ if want counters; then
 	# shellcheck source=tests/rdma/counters.sh
 	. "$HERE/counters.sh"
 	counters_group
+fi
+
+# --- ucx -------------------------------------------------------------------
+if want ucx; then
+	# shellcheck source=tests/rdma/ucx.sh
+	. "$HERE/ucx.sh"
+	ucx_group
 fi
 
 # --- the kernel --------------------------------------------------------------

@@ -372,6 +372,13 @@ static void check_recv(struct __test_metadata *_metadata,
 	EXPECT_EQ(to->qp->qp_num, wc->qp_num);
 	EXPECT_TRUE(wc->wc_flags & IBV_WC_GRH);
 	EXPECT_EQ(0, wc->pkey_index);
+	/*
+	 * dray: the SL says what the frame was, as on ConnectX NICs (bit
+	 * 3 RoCEv2, bits 2:0 IPv4 2 or IPv6 1); UCX's UD transport needs it.
+	 * rxe leaves it 0.
+	 */
+	if (!is_rxe(to->ctx))
+		EXPECT_EQ(ipv4_mapped(&from->gid) ? 0xa : 0x9, wc->sl);
 }
 
 /* Send len bytes A -> B and check everything B got. */

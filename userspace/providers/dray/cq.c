@@ -224,6 +224,27 @@ static int dray_cq_next(struct dray_cq *cq, uint64_t *wr_id)
 	}
 }
 
+/*
+ * RoCE frames carry no service level. For a UD receive, RoCE NICs of the
+ * ConnectX line report the received frame's kind in the SL instead
+ * (bit 3: a UDP header, that is RoCEv2; bits 2:0: 1 IPv6, 2 IPv4), and
+ * middleware relies on it: UCX's UD transport takes the length of the
+ * destination address in the GRH area from it, and with an SL of 0 it
+ * compares 16 bytes of an IPv4 header with its GIDs and drops every
+ * datagram. dray reports the same; it ignores an address handle's SL.
+ */
+#define DRAY_WC_SL_ROCE_UDP	0x8
+#define DRAY_WC_SL_IPV6		0x1
+#define DRAY_WC_SL_IPV4		0x2
+
+static uint8_t dray_wc_sl(const struct dray_cqe *cqe)
+{
+	if (!(cqe->flags & DRAY_CQE_F_GRH))
+		return 0;
+	return DRAY_WC_SL_ROCE_UDP | ((cqe->flags & DRAY_CQE_F_IPV6) ?
+				      DRAY_WC_SL_IPV6 : DRAY_WC_SL_IPV4);
+}
+
 static void dray_cqe_to_wc(const struct dray_cqe *cqe, uint64_t wr_id,
 			   struct ibv_wc *wc)
 {
@@ -242,7 +263,7 @@ static void dray_cqe_to_wc(const struct dray_cqe *cqe, uint64_t wr_id,
 	wc->wc_flags = dray_wc_flags(cqe);
 	wc->pkey_index = 0;
 	wc->slid = 0;
-	wc->sl = 0;
+	wc->sl = dray_wc_sl(cqe);
 	wc->dlid_path_bits = 0;
 }
 
@@ -433,7 +454,7 @@ static unsigned int dray_read_wc_flags(struct ibv_cq_ex *ibcqx)
 	return dray_wc_flags(to_dray_cq_ex(ibcqx)->cur_cqe);
 }
 
-/* RoCE has no LIDs or SLs. */
+/* RoCE has no LIDs. */
 static uint32_t dray_read_slid(struct ibv_cq_ex *ibcqx)
 {
 	return 0;
@@ -441,7 +462,7 @@ static uint32_t dray_read_slid(struct ibv_cq_ex *ibcqx)
 
 static uint8_t dray_read_sl(struct ibv_cq_ex *ibcqx)
 {
-	return 0;
+	return dray_wc_sl(to_dray_cq_ex(ibcqx)->cur_cqe);
 }
 
 static uint8_t dray_read_dlid_path_bits(struct ibv_cq_ex *ibcqx)
