@@ -43,6 +43,9 @@
 #   ucx        Debian's UCX: ucx_info, ucx_perftest over rc_verbs and over
 #              ud_verbs, io_demo with its data check (tests/rdma/ucx.sh;
 #              dray only)
+#   mpi        Debian's Open MPI over UCX rc_verbs: tests/rdma/mpi_check,
+#              two ranks, one per device, point to point, collectives and
+#              one-sided, every byte checked (tests/rdma/ucx.sh; dray only)
 #
 # Prints TAP lines and ends with "rdma: N passed, N failed, N skipped";
 # exits non-zero if anything failed. The programs come from build/rdma
@@ -65,7 +68,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf failnth abifuzz evflood loss counters ucx}
+groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf failnth abifuzz evflood loss counters ucx mpi}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -518,10 +521,11 @@ if want counters; then
 fi
 
 # --- ucx -------------------------------------------------------------------
-if want ucx; then
+if want ucx || want mpi; then
 	# shellcheck source=tests/rdma/ucx.sh
 	. "$HERE/ucx.sh"
-	ucx_group
+	if want ucx; then ucx_group; fi
+	if want mpi; then mpi_group; fi
 fi
 
 # --- the kernel --------------------------------------------------------------

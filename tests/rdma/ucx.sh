@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2154 # kind, LOG, DEV_A, DEV_B, ADDR_B: from run.sh
 #
-# The ucx group of tests/rdma/run.sh (sourced by it): UCX, the
+# The ucx and mpi groups of tests/rdma/run.sh (sourced by it): UCX, the
 # communication layer under Open MPI, NCCL's net plugins and many
 # distributed-training stacks, on the devices of the run. Debian's UCX
 # 1.13 (ucx-utils), with no knowledge of dray:
@@ -119,4 +119,48 @@ ucx_group() {
 		grep "\[DEMO\] total" "$LOG/io.cli" | tail -n 1 | cut -c1-160 |
 			sed 's/^/# io_demo: /'
 	fi
+}
+
+# The mpi group: Debian's Open MPI 4.1 (pml ucx, osc ucx) runs
+# tests/rdma/mpi_check as two ranks, rank N on device N's port (UCX over
+# rc_verbs, ud_verbs for the wire-up, self for a rank's own messages: no
+# shared memory, so every byte between the ranks crosses the RDMA devices).
+# mpi_check counts its checks; all 136 must run and pass, and both ranks'
+# tag-matching and RMA lanes must be rc_verbs on their device.
+mpi_group() {
+	local rc n d l out=$LOG/mpi.out
+	if ! command -v mpirun >/dev/null || [[ ! -x $BIN/mpi_check ]]; then
+		tap_skip "mpi" "no mpirun or $BIN/mpi_check (Debian packages openmpi-bin, libopenmpi-dev)"
+		return 0
+	fi
+	if [[ $kind == rxe ]]; then
+		tap_skip "mpi" "rxe: UCX's UD wire-up drops rxe's datagrams (SL 0)"
+		return 0
+	fi
+	# shellcheck disable=SC2016 # expanded by each rank's shell
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+		DEV_A=$DEV_A DEV_B=$DEV_B timeout 300 mpirun -np 2 --oversubscribe \
+		--mca pml ucx --mca osc ucx --mca btl self \
+		-x UCX_TLS=rc_verbs,ud_verbs,self -x UCX_LOG_LEVEL=info \
+		-x LD_LIBRARY_PATH -x DEV_A -x DEV_B \
+		bash -c 'if [[ $OMPI_COMM_WORLD_RANK == 0 ]]; then d=$DEV_A; else d=$DEV_B; fi
+			UCX_NET_DEVICES=$d:1 exec "$0"' "$BIN/mpi_check" >"$out" 2>&1
+	rc=$?
+	n=$(sed -n 's/^mpi_check: \([0-9]*\) checks passed$/\1/p' "$out")
+	if [[ $rc -eq 0 && $n != 136 ]]; then
+		echo "# mpi_check ran ${n:-no} checks, not 136" >>"$out"
+		rc=1
+	fi
+	for d in "$DEV_A" "$DEV_B"; do
+		for l in tag rma; do
+			if [[ $rc -eq 0 ]] && ! grep -q "ep_cfg\[[0-9]*\]: $l(.*rc_verbs/$d:1" "$out"; then
+				echo "# no $l lane over rc_verbs/$d:1" >>"$out"
+				rc=1
+			fi
+		done
+	done
+	report "mpi: Open MPI over UCX rc_verbs, 2 ranks: point to point 1 B-4 MiB, bcast, allreduce, allgather, alltoall up to 8 MiB, put, get, accumulate, every byte checked" \
+		"$rc" mpi
+	[[ $rc -eq 0 ]] && grep "^mpi_check:" "$out" | sed 's/^/# /'
+	return 0
 }
