@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -1547,6 +1548,92 @@ TEST_F(pair, zero_length_send_and_write)
 			      0x12345));
 	wc = wait_wc(_metadata, self->a.cq);
 	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+}
+
+/*
+ * What NCCL's InfiniBand transport asks of a device, without a GPU. Its
+ * receiver learns of a finished transfer from a zero-length WRITE with
+ * immediate, and it flushes the NIC's writes to GPU memory with a READ on
+ * an RC QP connected to itself.
+ */
+TEST_F(pair, zero_length_write_with_imm)
+{
+	struct ibv_sge sge = { 0 };
+	struct ibv_send_wr wr = {}, *bad = NULL;
+	struct ibv_wc wc;
+
+	ASSERT_ERRNO(0, recv1(self->b.qp, 7, B_BUF(0), 64, self->b.mr->lkey));
+	wr.wr_id = 3;
+	wr.sg_list = &sge;
+	wr.num_sge = 0;
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.imm_data = htonl(0x6e63636c);
+	wr.wr.rdma.remote_addr = 0;
+	wr.wr.rdma.rkey = 0x4242;	/* a zero-length WRITE needs no key */
+	ASSERT_ERRNO(0, ibv_post_send(self->a.qp, &wr, &bad));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(IBV_WC_RDMA_WRITE, wc.opcode);
+	wc = wait_wc(_metadata, self->b.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(7U, wc.wr_id);
+	EXPECT_EQ(IBV_WC_RECV_RDMA_WITH_IMM, wc.opcode);
+	EXPECT_EQ(0U, wc.byte_len);
+	EXPECT_TRUE(wc.wc_flags & IBV_WC_WITH_IMM);
+	EXPECT_EQ(htonl(0x6e63636c), wc.imm_data);
+}
+
+TEST_F(pair, read_on_qp_connected_to_itself)
+{
+	struct ibv_qp_cap cap;
+	struct rc_end me = self->a.rc;
+	const char *step = "";
+	struct ibv_qp *qp;
+	struct ibv_wc wc;
+	int err;
+
+	qp = make_qp(self->a.pd, self->a.cq, self->a.cq, &cap);
+	ASSERT_NE(NULL, qp) TH_LOG("ibv_create_qp: %s", strerror(errno));
+	me.qpn = qp->qp_num;
+	err = rc_connect(qp, &me, &me, &self->p, &step);
+	ASSERT_EQ(0, err) TH_LOG("%s: %s", step, strerror(err));
+
+	stream_fill(self->a.buf, 0x5e1f, 0, 4096);
+	memset(self->a.buf + 4096, 0, 4096);
+	for (uint32_t len = 1; len <= 4096; len *= 64) {
+		ASSERT_ERRNO(0, post1(qp, IBV_WR_RDMA_READ, len, A_BUF(4096),
+				      len, self->a.mr->lkey, A_BUF(0),
+				      self->a.mr->rkey));
+		wc = wait_wc(_metadata, self->a.cq);
+		EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+		EXPECT_EQ(len, wc.wr_id);
+		EXPECT_EQ(qp->qp_num, wc.qp_num);
+		EXPECT_EQ(len, stream_check(self->a.buf + 4096, 0x5e1f, 0, len));
+	}
+	/* and a WRITE into its own memory, as the flush of some versions */
+	ASSERT_ERRNO(0, post1(qp, IBV_WR_RDMA_WRITE, 9, A_BUF(0), 512,
+			      self->a.mr->lkey, A_BUF(8192), self->a.mr->rkey));
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	EXPECT_EQ(512U, stream_check(self->a.buf + 8192, 0x5e1f, 0, 512));
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+}
+
+/* NCCL finds a device's PCI path through this link (ncclIbGetPciPath). */
+TEST_F(pair, sysfs_device_link_resolves)
+{
+	char path[256], *real;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device",
+		 ibv_get_device_name(self->a.ctx->device));
+	real = realpath(path, NULL);
+	ASSERT_NE(NULL, real) TH_LOG("%s: %s", path, strerror(errno));
+	EXPECT_EQ(0, stat(real, &st));
+	EXPECT_TRUE(S_ISDIR(st.st_mode)) TH_LOG("%s is not a directory", real);
+	TH_LOG("%s -> %s", path, real);
+	free(real);
 }
 
 /* Completion events */
