@@ -30,6 +30,13 @@ ucx_pair() {
 		"env UCX_TLS=$tls UCX_LOG_LEVEL=info UCX_NET_DEVICES=$DEV_A:1 $cli -p $PAIR_PORT"
 }
 
+# ucx_tx_bytes: the bytes the first device's port has sent (its own
+# counter, rdma statistic).
+ucx_tx_bytes() {
+	rdma statistic show link "$DEV_A/1" 2>/dev/null |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "tx_bytes") print $(i + 1) }'
+}
+
 # ucx_lane FILE TRANSPORT: the client's log names an endpoint lane of
 # TRANSPORT on the first device ("ep_cfg[0]: tag(rc_verbs/dray0:1 ...)").
 ucx_lane() {
@@ -125,10 +132,11 @@ ucx_group() {
 # tests/rdma/mpi_check as two ranks, rank N on device N's port (UCX over
 # rc_verbs, ud_verbs for the wire-up, self for a rank's own messages: no
 # shared memory, so every byte between the ranks crosses the RDMA devices).
-# mpi_check counts its checks; all 136 must run and pass, and both ranks'
-# tag-matching and RMA lanes must be rc_verbs on their device.
+# mpi_check counts its checks; all 136 must run and pass, both ranks'
+# tag-matching and RMA lanes must be rc_verbs on their device, and the
+# first device's own tx_bytes counter must have grown by 32 MiB or more.
 mpi_group() {
-	local rc n d l out=$LOG/mpi.out
+	local rc n d l tx0 tx1 out=$LOG/mpi.out
 	if ! command -v mpirun >/dev/null || [[ ! -x $BIN/mpi_check ]]; then
 		tap_skip "mpi" "no mpirun or $BIN/mpi_check (Debian packages openmpi-bin, libopenmpi-dev)"
 		return 0
@@ -137,6 +145,7 @@ mpi_group() {
 		tap_skip "mpi" "rxe: UCX's UD wire-up drops rxe's datagrams (SL 0)"
 		return 0
 	fi
+	tx0=$(ucx_tx_bytes)
 	# shellcheck disable=SC2016 # expanded by each rank's shell
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 		DEV_A=$DEV_A DEV_B=$DEV_B timeout 300 mpirun -np 2 --oversubscribe \
@@ -146,6 +155,12 @@ mpi_group() {
 		bash -c 'if [[ $OMPI_COMM_WORLD_RANK == 0 ]]; then d=$DEV_A; else d=$DEV_B; fi
 			UCX_NET_DEVICES=$d:1 exec "$0"' "$BIN/mpi_check" >"$out" 2>&1
 	rc=$?
+	tx1=$(ucx_tx_bytes)
+	# rank 0 alone sends more than 40 MB of payload
+	if [[ $rc -eq 0 ]] && ! (( ${tx1:-0} - ${tx0:-0} >= 32 << 20 )); then
+		echo "# $DEV_A's port sent $(( ${tx1:-0} - ${tx0:-0} )) bytes, not 32 MiB or more" >>"$out"
+		rc=1
+	fi
 	n=$(sed -n 's/^mpi_check: \([0-9]*\) checks passed$/\1/p' "$out")
 	if [[ $rc -eq 0 && $n != 136 ]]; then
 		echo "# mpi_check ran ${n:-no} checks, not 136" >>"$out"
@@ -161,6 +176,9 @@ mpi_group() {
 	done
 	report "mpi: Open MPI over UCX rc_verbs, 2 ranks: point to point 1 B-4 MiB, bcast, allreduce, allgather, alltoall up to 8 MiB, put, get, accumulate, every byte checked" \
 		"$rc" mpi
-	[[ $rc -eq 0 ]] && grep "^mpi_check:" "$out" | sed 's/^/# /'
+	if [[ $rc -eq 0 ]]; then
+		grep "^mpi_check:" "$out" | sed 's/^/# /'
+		echo "# $DEV_A's port sent $(( (tx1 - tx0) >> 20 )) MiB (tx_bytes)"
+	fi
 	return 0
 }
