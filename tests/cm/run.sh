@@ -5,7 +5,7 @@
 # the kernel's RDMA CM, whose CM MADs travel over the GSI QP (QP1) of both
 # devices: rping (several sizes, data validated with -V), ucmatose (RC
 # send/recv), udaddy (UD send/recv), fi_pingpong (libfabric's verbs
-# provider, FI_EP_MSG), perftest with -R (rdma_cm connection) for write,
+# provider, FI_EP_MSG, and verbs;ofi_rxm, FI_EP_RDM), perftest with -R (rdma_cm connection) for write,
 # send and read. Every program must exit 0. Prints TAP lines
 # and "cm: N passed, N failed".
 #
@@ -105,6 +105,15 @@ if command -v fi_pingpong >/dev/null; then
 		cm_pair "fi_pingpong_S$size" 180 \
 			"fi_pingpong -p verbs -e msg -d dray1 -B $port -I 20 -S $size -c" \
 			"fi_pingpong -p verbs -e msg -d dray0 -P $port -I 20 -S $size -c 10.0.0.2"
+	done
+	# reliable datagrams (FI_EP_RDM) through the rxm utility provider over
+	# verbs, as MPI and other libfabric users take them; rxm sizes its CQs
+	# for a universe of 256 peers (65536 CQEs)
+	for size in 64 65536; do
+		port=$((port + 1))
+		cm_pair "fi_pingpong_rdm_S$size" 180 \
+			"fi_pingpong -p verbs;ofi_rxm -e rdm -d dray1 -B $port -I 20 -S $size -c" \
+			"fi_pingpong -p verbs;ofi_rxm -e rdm -d dray0 -P $port -I 20 -S $size -c 10.0.0.2"
 	done
 else
 	tap_skip cm.fi_pingpong "fi_pingpong not installed (Debian package libfabric-bin)"

@@ -20,8 +20,8 @@
 #define DRAY_MAX_QP_WR		16384
 #define DRAY_MAX_SGE		16
 #define DRAY_MAX_CQ		2048
-/* A 65536-entry ring keeps one slot free: 65535 usable CQEs. */
-#define DRAY_MAX_CQE		65535
+/* A 2^22-entry ring keeps one slot free: 4194303 usable CQEs. */
+#define DRAY_MAX_CQE		4194303
 #define DRAY_MAX_MR		16384
 #define DRAY_MAX_PD		4096
 #define DRAY_MAX_MR_SIZE	(1ULL << 36)

@@ -26,7 +26,7 @@
 #define DRAY_HW_MAX_SRQ		1024
 #define DRAY_HW_MAX_SRQ_WR	16384
 #define DRAY_HW_MAX_CQ		2048
-#define DRAY_HW_MAX_CQE		65536
+#define DRAY_HW_MAX_CQE		BIT(22)	/* as ConnectX: libfabric's rxm asks 65536 */
 #define DRAY_HW_MAX_AH		65536
 #define DRAY_HW_MAX_RD_ATOM	128	/* each way, per QP (as rxe) */
 #define DRAY_HW_MAX_INLINE	256
