@@ -15,9 +15,13 @@
  * caller sets ignore-gfp-wait to N); skips otherwise.
  */
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -152,15 +156,66 @@ FIXTURE_TEARDOWN(fn)
 /*
  * One call under test: make() returns the object (NULL and errno on
  * failure), undo() destroys it (0 or an errno). A failed allocation or
- * user copy must fail it with ENOMEM or EFAULT, or with @also where a
- * layer below the driver says it its own way (0: none).
+ * user copy must fail it with ENOMEM or EFAULT, or with one of @also
+ * where a layer below the driver says it its own way (0: none).
  */
 struct call {
 	const char *name;
 	void *(*make)(FIXTURE_DATA(fn) *self);
 	int (*undo)(FIXTURE_DATA(fn) *self, void *obj);
-	int also;
+	int also[2];
 };
+
+static bool also_ok(const struct call *c, int err)
+{
+	return (c->also[0] && err == c->also[0]) ||
+	       (c->also[1] && err == c->also[1]);
+}
+
+/*
+ * Fail fault point n of one call: 0 if the fault was injected (the call
+ * must then have failed cleanly, or absorbed it), else how many points
+ * were still to go when the call was done (it succeeded: n is past its
+ * last point).
+ */
+static unsigned int fault_at(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(fn) *self, const struct call *c,
+			     unsigned int n, unsigned int *injected,
+			     unsigned int *absorbed)
+{
+	unsigned int left;
+	void *obj;
+	int err;
+
+	nth_set(n);
+	errno = 0;
+	obj = c->make(self);
+	err = errno;
+	left = nth_get();
+	nth_set(0);
+	if (obj) {
+		EXPECT_EQ(0, c->undo(self, obj))
+			TH_LOG("%s: undo after fault %u", c->name, n);
+		if (!left)
+			(*absorbed)++;
+		return left;
+	}
+	EXPECT_EQ(0U, left)
+		TH_LOG("%s failed (%s) without a fault", c->name,
+		       strerror(err));
+	(*injected)++;
+	EXPECT_TRUE(err == ENOMEM || err == EFAULT || also_ok(c, err))
+		TH_LOG("%s: fault %u: errno %d (%s), want ENOMEM, EFAULT or errno %d or %d",
+		       c->name, n, err, strerror(err), c->also[0],
+		       c->also[1]);
+	/* the device is still usable: the call works now */
+	obj = c->make(self);
+	EXPECT_NE(NULL, obj)
+		TH_LOG("%s after fault %u: %s", c->name, n, strerror(errno));
+	if (obj)
+		EXPECT_EQ(0, c->undo(self, obj));
+	return 0;
+}
 
 static void walk(struct __test_metadata *_metadata, FIXTURE_DATA(fn) *self,
 		 const struct call *c)
@@ -168,50 +223,59 @@ static void walk(struct __test_metadata *_metadata, FIXTURE_DATA(fn) *self,
 	unsigned int n, injected = 0, absorbed = 0;
 
 	for (n = 1; n <= MAX_FAULTS; n++) {
-		unsigned int left;
-		void *obj;
-		int err;
-
-		nth_set(n);
-		errno = 0;
-		obj = c->make(self);
-		err = errno;
-		left = nth_get();
-		nth_set(0);
-		if (obj) {
-			ASSERT_EQ(0, c->undo(self, obj))
-				TH_LOG("%s: undo after fault %u", c->name, n);
-			if (left) {
-				TH_LOG("%s: %u fault points, %u failed the call, %u absorbed",
-				       c->name, n - 1, injected, absorbed);
-				return;
-			}
-			absorbed++;
-			continue;
+		if (fault_at(_metadata, self, c, n, &injected, &absorbed)) {
+			TH_LOG("%s: %u fault points, %u failed the call, %u absorbed",
+			       c->name, n - 1, injected, absorbed);
+			return;
 		}
-		ASSERT_EQ(0U, left)
-			TH_LOG("%s failed (%s) without a fault", c->name,
-			       strerror(err));
-		injected++;
-		EXPECT_TRUE(err == ENOMEM || err == EFAULT ||
-			    (c->also && err == c->also))
-			TH_LOG("%s: fault %u: errno %d (%s), want ENOMEM or EFAULT%s%s",
-			       c->name, n, err, strerror(err),
-			       c->also ? " or " : "",
-			       c->also ? strerror(c->also) : "");
-		/* the device is still usable: the call works now */
-		obj = c->make(self);
-		ASSERT_NE(NULL, obj)
-			TH_LOG("%s after fault %u: %s", c->name, n,
-			       strerror(errno));
-		ASSERT_EQ(0, c->undo(self, obj));
+		if (_metadata->passed != 1)
+			return;
 	}
 	ASSERT_TRUE(false) TH_LOG("%s: more than %d fault points", c->name,
 				  MAX_FAULTS);
 }
 
-#define WALK_ALSO(_name, _make, _undo, _also) do {			\
-	static const struct call __c = { _name, _make, _undo, _also };	\
+/*
+ * For a call with hundreds of fault points that takes a second (link
+ * add on the debug kernel under TCG): count its points with a fault that
+ * is never reached, then fail @k of them, evenly spread from an offset
+ * that DRAY_FN_SEED (printed) picks, so that runs cover different points.
+ */
+#define FAR_AWAY	1000000U
+
+static void walk_sampled(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(fn) *self, const struct call *c,
+			 unsigned int k)
+{
+	unsigned int total, step, off, i, injected = 0, absorbed = 0, left;
+	const char *env = getenv("DRAY_FN_SEED");
+	unsigned long seed = env ? strtoul(env, NULL, 0) :
+				   (unsigned long)time(NULL);
+	void *obj;
+
+	nth_set(FAR_AWAY);
+	obj = c->make(self);
+	left = nth_get();
+	nth_set(0);
+	ASSERT_NE(NULL, obj) TH_LOG("%s: %s", c->name, strerror(errno));
+	ASSERT_EQ(0, c->undo(self, obj));
+	ASSERT_LT(left, FAR_AWAY);
+	total = FAR_AWAY - left;
+	step = total > k ? total / k : 1;
+	off = (unsigned int)(seed % step);
+	for (i = 0; i < k && 1 + off + i * step <= total; i++) {
+		fault_at(_metadata, self, c, 1 + off + i * step, &injected,
+			 &absorbed);
+		if (_metadata->passed != 1)
+			return;
+	}
+	TH_LOG("%s: %u fault points; %u failed (every %u-th from %u, DRAY_FN_SEED=%lu): %u failed the call, %u absorbed",
+	       c->name, total, i, step, 1 + off, seed, injected, absorbed);
+}
+
+#define WALK_ALSO(_name, _make, _undo, ...) do {			\
+	static const struct call __c = { _name, _make, _undo,		\
+					 { __VA_ARGS__ } };		\
 	walk(_metadata, self, &__c);					\
 } while (0)
 #define WALK(_name, _make, _undo)	WALK_ALSO(_name, _make, _undo, 0)
@@ -473,6 +537,125 @@ static void *make_rereg(FIXTURE_DATA(fn) *self)
 TEST_F(fn, rereg_mr)
 {
 	WALK("ibv_reg_mr + ibv_rereg_mr", make_rereg, undo_mr);
+}
+
+/*
+ * rdma link add, made here in the test's own task (as the rdma tool does
+ * it: an RDMA netlink NEWLINK request, handled in the sender's context)
+ * so that fail-nth covers the driver's whole link add: the model's
+ * device, its admin queue and EQs, the netdev binding, ib_device
+ * registration. On a spare netdev that run.sh makes (DRAY_TEST_LINK_NETDEV);
+ * "undo" is rdma link delete.
+ */
+#define FN_LINK		"drayfn0"
+
+static void nl_put_str(uint8_t *buf, size_t *off, uint16_t type,
+		       const char *str)
+{
+	struct nlattr a = {
+		.nla_type = type,
+		.nla_len = (uint16_t)(NLA_HDRLEN + strlen(str) + 1),
+	};
+
+	memcpy(buf + *off, &a, sizeof(a));
+	memcpy(buf + *off + NLA_HDRLEN, str, strlen(str) + 1);
+	*off += NLA_ALIGN(a.nla_len);
+}
+
+static bool link_exists(void)
+{
+	return access("/sys/class/infiniband/" FN_LINK, F_OK) == 0;
+}
+
+/*
+ * The netlink socket, made before fail-nth is armed (a socket whose file
+ * cannot be allocated fails with ENFILE, the VFS's way of saying it).
+ */
+static int nl_fd = -1;
+
+/* NEWLINK and its ACK: 0 or an errno. */
+static int nl_newlink(const char *ndev)
+{
+	int fd = nl_fd;
+	struct nlmsghdr h = {
+		.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV,
+					       RDMA_NLDEV_CMD_NEWLINK),
+		.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nlmsg_seq = 1,
+	};
+	uint8_t req[256] __attribute__((aligned(8))) = { 0 };
+	uint8_t ack[512] __attribute__((aligned(8)));
+	size_t off = NLMSG_HDRLEN;
+	struct nlmsgerr e;
+	ssize_t n;
+
+	nl_put_str(req, &off, RDMA_NLDEV_ATTR_DEV_NAME, FN_LINK);
+	nl_put_str(req, &off, RDMA_NLDEV_ATTR_LINK_TYPE, "dray");
+	nl_put_str(req, &off, RDMA_NLDEV_ATTR_NDEV_NAME, ndev);
+	h.nlmsg_len = (uint32_t)off;
+	memcpy(req, &h, sizeof(h));
+
+	if (send(fd, req, off, 0) != (ssize_t)off)
+		return errno;
+	n = recv(fd, ack, sizeof(ack), 0);
+	if (n < 0)
+		return errno;
+	memcpy(&h, ack, sizeof(h));
+	if ((size_t)n < NLMSG_HDRLEN + sizeof(e) || h.nlmsg_type != NLMSG_ERROR)
+		die("link add: %zd bytes of netlink type %u, no ACK", n,
+		    h.nlmsg_type);
+	memcpy(&e, ack + NLMSG_HDRLEN, sizeof(e));
+	return -e.error;
+}
+
+static void *make_link(FIXTURE_DATA(fn) *self)
+{
+	int err = nl_newlink(getenv("DRAY_TEST_LINK_NETDEV"));
+
+	/*
+	 * A lost ACK (the kernel could not allocate it: ENOBUFS at recv)
+	 * says nothing about the link: sysfs does.
+	 */
+	if (!err || (err == ENOBUFS && link_exists()))
+		return self;
+	if (link_exists())
+		die("link add failed (%s) but %s exists", strerror(err),
+		    FN_LINK);
+	errno = err;
+	return NULL;
+}
+
+static int undo_link(FIXTURE_DATA(fn) *self, void *o)
+{
+	if (system("rdma link delete " FN_LINK))
+		return EIO;
+	return link_exists() ? EEXIST : 0;
+}
+
+/*
+ * Netlink says a failed allocation of its own as ENOBUFS, and the driver
+ * core as EINVAL when the name of dray's platform device (the DMA device)
+ * could not be allocated: platform_device_add() ignores dev_set_name()'s
+ * error and device_add() then refuses a device without a name. Link add
+ * and delete take about a second each on the debug kernel under TCG, and
+ * link add has some 400 fault points: 48 of them are failed, spread out.
+ */
+TEST_F_TIMEOUT(fn, link_add, 900)
+{
+	const char *ndev = getenv("DRAY_TEST_LINK_NETDEV");
+
+	if (!ndev || !*ndev)
+		SKIP(return, "no DRAY_TEST_LINK_NETDEV (a netdev without a device)");
+	nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	ASSERT_LE(0, nl_fd) TH_LOG("netlink socket: %s", strerror(errno));
+	{
+		static const struct call c = {
+			"rdma link add (netlink NEWLINK)", make_link,
+			undo_link, { ENOBUFS, EINVAL } };
+
+		walk_sampled(_metadata, self, &c, 48);
+	}
+	close(nl_fd);
 }
 
 TEST_HARNESS_MAIN

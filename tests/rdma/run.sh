@@ -374,9 +374,17 @@ if want failnth; then
 		uc=/sys/kernel/debug/fail_usercopy/verbose
 		if [[ -e $uc ]]; then echo 0 >"$uc"; fi
 		res0=$(rdma resource show "$DEV_A" 2>&1)
-		DRAY_TEST_DEV_A=$DEV_A timeout 1800 "$BIN/failnth" >"$LOG/fn.out" 2>&1
+		# a spare netdev for the link add walk (dray only)
+		fn_ndev=
+		if [[ $kind == dray ]] && ip link add fn0 type veth peer name fn1 &&
+			ip link set fn0 up && ip link set fn1 up; then
+			fn_ndev=fn0
+		fi
+		DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_LINK_NETDEV=$fn_ndev \
+			timeout 1800 "$BIN/failnth" >"$LOG/fn.out" 2>&1
 		rc=$?
-		grep -E "^(# .*(fault points|Expected|FAIL|SKIP|terminated)|FAIL: )" \
+		[[ -z $fn_ndev ]] || ip link delete fn0
+		grep -E "^(# failnth\.c:|# .*(FAIL|SKIP|terminated)|FAIL: )" \
 			"$LOG/fn.out" | sed 's/^#*/#/'
 		harness_tap failnth "$LOG/fn.out" "$rc"
 		res1=$(rdma resource show "$DEV_A" 2>&1)

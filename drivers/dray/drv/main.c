@@ -200,8 +200,10 @@ static int dray_add(struct dray_dev *dev, const char *name)
 
 	pdev = platform_device_register_simple("dray", PLATFORM_DEVID_AUTO,
 					       NULL, 0);
-	if (IS_ERR(pdev))
-		return PTR_ERR(pdev);
+	if (IS_ERR(pdev)) {
+		ret = PTR_ERR(pdev);
+		goto unlist;
+	}
 	dev->pdev = pdev;
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (ret)
@@ -250,6 +252,7 @@ destroy_hw:
 	dray_bus_destroy(dev->nic);
 unregister_pdev:
 	platform_device_unregister(pdev);
+unlist:
 	dray_unlist(dev);
 	ib_dealloc_device(&dev->ibdev);
 	return ret;
