@@ -98,22 +98,21 @@ cm_pair udaddy_c4 120 "udaddy -b 10.0.0.2 -c 4 -C 10 -S 512" \
 
 # libfabric's verbs provider over rdma_cm (FI_EP_MSG): fi_pingpong with
 # data checks (-c). It exchanges addresses over a TCP socket of its own
-# (-B/-P) and connects the endpoints through RDMA CM.
+# (-B/-P) and connects the endpoints through RDMA CM. Then reliable
+# datagrams (FI_EP_RDM) through the rxm utility provider over verbs, as MPI
+# and other libfabric users take them (rxm sizes its CQs for a universe of
+# 256 peers: 65536 CQEs).
 if command -v fi_pingpong >/dev/null; then
-	for size in 64 65536; do
-		port=$((port + 1))
-		cm_pair "fi_pingpong_S$size" 180 \
-			"fi_pingpong -p verbs -e msg -d dray1 -B $port -I 20 -S $size -c" \
-			"fi_pingpong -p verbs -e msg -d dray0 -P $port -I 20 -S $size -c 10.0.0.2"
-	done
-	# reliable datagrams (FI_EP_RDM) through the rxm utility provider over
-	# verbs, as MPI and other libfabric users take them; rxm sizes its CQs
-	# for a universe of 256 peers (65536 CQEs)
-	for size in 64 65536; do
-		port=$((port + 1))
-		cm_pair "fi_pingpong_rdm_S$size" 180 \
-			"fi_pingpong -p verbs;ofi_rxm -e rdm -d dray1 -B $port -I 20 -S $size -c" \
-			"fi_pingpong -p verbs;ofi_rxm -e rdm -d dray0 -P $port -I 20 -S $size -c 10.0.0.2"
+	for ep in "verbs msg" "verbs;ofi_rxm rdm"; do
+		read -r prov type <<<"$ep"
+		for size in 64 65536; do
+			port=$((port + 1))
+			name=fi_pingpong_S$size
+			[[ $type == msg ]] || name=fi_pingpong_${type}_S$size
+			cm_pair "$name" 180 \
+				"fi_pingpong -p $prov -e $type -d dray1 -B $port -I 20 -S $size -c" \
+				"fi_pingpong -p $prov -e $type -d dray0 -P $port -I 20 -S $size -c 10.0.0.2"
+		done
 	done
 else
 	tap_skip cm.fi_pingpong "fi_pingpong not installed (Debian package libfabric-bin)"
