@@ -339,11 +339,16 @@ static struct dray_xp_swqe *comp_match(struct dray_hw *hw,
 	d = dray_psn_cmp(psn, expect);
 	if (d < 0)
 		return NULL;
+	/*
+	 * It must answer a request that was sent: a READ asks piece by
+	 * piece, and a response for a piece not asked for yet would move
+	 * the oldest unacknowledged PSN past the newest one sent.
+	 */
+	if (dray_psn_cmp(psn, qp->xp.req.max_psn) >= 0) {
+		qp->xp.stats.bad_responses++;
+		return NULL;
+	}
 	if (d > 0) {
-		if (dray_psn_cmp(psn, qp->xp.req.max_psn) >= 0) {
-			qp->xp.stats.bad_responses++;
-			return NULL;
-		}
 		/* The responder answered past @m: its response was lost. */
 		comp_done_before(qp, m);
 		comp_progress(qp, expect);
