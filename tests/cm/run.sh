@@ -5,9 +5,9 @@
 # the kernel's RDMA CM, whose CM MADs travel over the GSI QP (QP1) of both
 # devices: rping (several sizes, data validated with -V), ucmatose (RC
 # send/recv), udaddy (UD send/recv), fi_pingpong (libfabric's verbs
-# provider, FI_EP_MSG, and verbs;ofi_rxm, FI_EP_RDM), perftest with -R (rdma_cm connection) for write,
-# send and read. Every program must exit 0. Prints TAP lines
-# and "cm: N passed, N failed".
+# provider, FI_EP_MSG, and verbs;ofi_rxm, FI_EP_RDM), perftest with -R
+# (rdma_cm connection) for write, send and read. Every program must exit 0.
+# Prints TAP lines and "cm: N passed, N failed".
 #
 # Usage: run.sh
 # DRAY_RDMA_ENV names another rdma-env.sh (another tree's rdma-core build);

@@ -236,7 +236,7 @@ static void walk(struct __test_metadata *_metadata, FIXTURE_DATA(fn) *self,
 }
 
 /*
- * For a call with hundreds of fault points that takes a second (link
+ * For a call with thousands of fault points that takes a second (link
  * add on the debug kernel under TCG): count its points with a fault that
  * is never reached, then fail @k of them, evenly spread from an offset
  * that DRAY_FN_SEED (printed) picks, so that runs cover different points.
@@ -251,14 +251,10 @@ static void walk_sampled(struct __test_metadata *_metadata,
 	const char *env = getenv("DRAY_FN_SEED");
 	unsigned long seed = env ? strtoul(env, NULL, 0) :
 				   (unsigned long)time(NULL);
-	void *obj;
 
-	nth_set(FAR_AWAY);
-	obj = c->make(self);
-	left = nth_get();
-	nth_set(0);
-	ASSERT_NE(NULL, obj) TH_LOG("%s: %s", c->name, strerror(errno));
-	ASSERT_EQ(0, c->undo(self, obj));
+	left = fault_at(_metadata, self, c, FAR_AWAY, &injected, &absorbed);
+	ASSERT_NE(0U, left) TH_LOG("%s: no fault reached, yet no success",
+				   c->name);
 	ASSERT_LT(left, FAR_AWAY);
 	total = FAR_AWAY - left;
 	step = total > k ? total / k : 1;
@@ -569,14 +565,15 @@ static bool link_exists(void)
 
 /*
  * The netlink socket, made before fail-nth is armed (a socket whose file
- * cannot be allocated fails with ENFILE, the VFS's way of saying it).
+ * cannot be allocated fails with ENFILE, the VFS's way of saying it), and
+ * the spare netdev.
  */
 static int nl_fd = -1;
+static const char *link_ndev;
 
 /* NEWLINK and its ACK: 0 or an errno. */
-static int nl_newlink(const char *ndev)
+static int nl_newlink(void)
 {
-	int fd = nl_fd;
 	struct nlmsghdr h = {
 		.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV,
 					       RDMA_NLDEV_CMD_NEWLINK),
@@ -591,13 +588,13 @@ static int nl_newlink(const char *ndev)
 
 	nl_put_str(req, &off, RDMA_NLDEV_ATTR_DEV_NAME, FN_LINK);
 	nl_put_str(req, &off, RDMA_NLDEV_ATTR_LINK_TYPE, "dray");
-	nl_put_str(req, &off, RDMA_NLDEV_ATTR_NDEV_NAME, ndev);
+	nl_put_str(req, &off, RDMA_NLDEV_ATTR_NDEV_NAME, link_ndev);
 	h.nlmsg_len = (uint32_t)off;
 	memcpy(req, &h, sizeof(h));
 
-	if (send(fd, req, off, 0) != (ssize_t)off)
+	if (send(nl_fd, req, off, 0) != (ssize_t)off)
 		return errno;
-	n = recv(fd, ack, sizeof(ack), 0);
+	n = recv(nl_fd, ack, sizeof(ack), 0);
 	if (n < 0)
 		return errno;
 	memcpy(&h, ack, sizeof(h));
@@ -610,7 +607,7 @@ static int nl_newlink(const char *ndev)
 
 static void *make_link(FIXTURE_DATA(fn) *self)
 {
-	int err = nl_newlink(getenv("DRAY_TEST_LINK_NETDEV"));
+	int err = nl_newlink();
 
 	/*
 	 * A lost ACK (the kernel could not allocate it: ENOBUFS at recv)
@@ -638,13 +635,12 @@ static int undo_link(FIXTURE_DATA(fn) *self, void *o)
  * could not be allocated: platform_device_add() ignores dev_set_name()'s
  * error and device_add() then refuses a device without a name. Link add
  * and delete take about a second each on the debug kernel under TCG, and
- * link add has some 400 fault points: 48 of them are failed, spread out.
+ * link add has about 3800 fault points: 48 of them are failed, spread out.
  */
 TEST_F_TIMEOUT(fn, link_add, 900)
 {
-	const char *ndev = getenv("DRAY_TEST_LINK_NETDEV");
-
-	if (!ndev || !*ndev)
+	link_ndev = getenv("DRAY_TEST_LINK_NETDEV");
+	if (!link_ndev || !*link_ndev)
 		SKIP(return, "no DRAY_TEST_LINK_NETDEV (a netdev without a device)");
 	nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
 	ASSERT_LE(0, nl_fd) TH_LOG("netlink socket: %s", strerror(errno));
