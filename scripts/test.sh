@@ -185,7 +185,7 @@ if [[ -n $debug ]]; then
 	stage debug-selftests scripts/vm-run.sh --timeout 1800 --module "$dko" -- \
 		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
 	stage debug-rdma scripts/vm-run.sh --timeout 2400 --module "$dko" -- \
-		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/rdma/run.sh dray integrity verbs_err hostile ud srq dmabuf failnth abifuzz'
+		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/rdma/run.sh dray integrity verbs_err hostile ud uc srq dmabuf failnth abifuzz'
 	stage debug-kverbs scripts/vm-run.sh --timeout 900 --module "$dko" -- \
 		tests/kverbs/run.sh "$dbuild/ktest/dray_ktest.ko"
 	stage debug-cm scripts/vm-run.sh --timeout 1200 --module "$dko" -- \

@@ -71,6 +71,7 @@ enum dray_mw_type {
 enum dray_qp_type {
 	DRAY_QPT_GSI	= 1,
 	DRAY_QPT_RC	= 2,
+	DRAY_QPT_UC	= 3,
 	DRAY_QPT_UD	= 4,
 };
 

@@ -28,6 +28,9 @@
 #   evflood    tests/rdma/evflood: 128 async events at once into a 16-entry
 #              async EQ (dray only): delivered + lost = 128, device goes on
 #   ud         tests/rdma/ud (kselftest harness): UD QPs, one line per case
+#   uc         tests/rdma/uc (kselftest harness): UC QPs, one line per case,
+#              then its lossy-link case again under netem loss 3%; and
+#              ibv_uc_pingpong between the devices
 #   srq        tests/rdma/srq (kselftest harness): shared receive queues, one
 #              line per case
 #   dmabuf     tests/rdma/dmabuf (kselftest harness): dma-buf MRs, one line
@@ -68,7 +71,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest integrity verbs_err hostile ud srq dmabuf failnth abifuzz evflood loss counters ucx mpi}
+groups=${*:-pingpong perftest integrity verbs_err hostile ud uc srq dmabuf failnth abifuzz evflood loss counters ucx mpi}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -305,6 +308,42 @@ if want ud; then
 	todo=
 	[[ $kind == rxe ]] && todo="rxe 6.1 deviates from IBTA for UD"
 	harness_tap ud "$LOG/ud.out" "$rc" "$todo"
+fi
+
+if want uc; then
+	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
+		timeout 1200 "$BIN/uc" >"$LOG/uc.out" 2>&1
+	rc=$?
+	grep -E "^# .*(Expected|FAIL|SKIP)" "$LOG/uc.out" | sed 's/^#*/#/'
+	# Known rxe deviations (README): counted as skipped.
+	todo=
+	[[ $kind == rxe ]] && todo="rxe 6.1 deviates from IBTA for UC"
+	harness_tap uc "$LOG/uc.out" "$rc" "$todo"
+	# A lossy link: the sender completes everything, the receiver gets
+	# whole messages only (the case logs how many arrived).
+	if netem_on "loss 3%"; then
+		DRAY_TEST_LOSSY=1 DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
+			timeout 600 "$BIN/uc" >"$LOG/uc-loss.out" 2>&1
+		rc=$?
+		grep -E "^# .*(Expected|FAIL|messages arrived)" \
+			"$LOG/uc-loss.out" | sed 's/^#*/#/'
+		[[ $rc -eq 0 ]] && grep -Eq \
+			"^ok [0-9]+ uc\.two_dev\.lossy_link_whole_messages_only$" \
+			"$LOG/uc-loss.out"
+		report "uc: lossy link (netem loss 3%) delivers whole messages only" \
+			"$?" uc-loss
+	else
+		tap_fail "uc: netem on veth0/veth1"
+		show "$LOG/tc"
+	fi
+	netem_off
+	next_port
+	server_client ucpp 120 \
+		"ibv_uc_pingpong -d $DEV_B -g $GID_B -n $((100 * SCALE)) -p $PAIR_PORT" \
+		"ibv_uc_pingpong -d $DEV_A -g $GID_A -n $((100 * SCALE)) -p $PAIR_PORT $ADDR_B"
+	rc=$?
+	[[ $rc -eq 0 ]] && ! grep -q "bytes in" "$LOG/ucpp.cli" && rc=1
+	report "uc_pingpong $DEV_A<->$DEV_B" "$rc" ucpp
 fi
 
 if want srq; then

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The QP state machine (drivers/dray/dev/dev_qp_fsm.c) against IBTA vol. 1
- * 11.2.5 (RC, UD, GSI): which transitions exist for each type, which
+ * 11.2.5 (RC, UC, UD, GSI): which transitions exist for each type, which
  * attributes each requires and allows, and how a MODIFY_QP with a bad
  * state, cur_state or attribute is refused.
  */
@@ -15,12 +15,14 @@
 #define A(x)	DRAY_QP_ATTR_##x
 #define NSTATES	(DRAY_QPS_ERR + 1)
 
-static const u8 types[] = { DRAY_QPT_RC, DRAY_QPT_UD, DRAY_QPT_GSI };
+static const u8 types[] = { DRAY_QPT_RC, DRAY_QPT_UC, DRAY_QPT_UD,
+			     DRAY_QPT_GSI };
 
 /* IBTA's transitions, written out independently of the device's table. */
 static bool ibta_allows(u8 type, u8 from, u8 to)
 {
-	bool dg = type != DRAY_QPT_RC;
+	/* SQE: the unreliable services (UC, UD, GSI). */
+	bool unreliable = type != DRAY_QPT_RC;
 
 	if (to == DRAY_QPS_RESET)
 		return true;
@@ -38,7 +40,7 @@ static bool ibta_allows(u8 type, u8 from, u8 to)
 	case DRAY_QPS_SQD:
 		return to == DRAY_QPS_SQD || to == DRAY_QPS_RTS;
 	case DRAY_QPS_SQE:
-		return dg && to == DRAY_QPS_RTS;
+		return unreliable && to == DRAY_QPS_RTS;
 	default:
 		return false;
 	}
@@ -53,7 +55,7 @@ static int check(u8 type, u8 cur, u32 mask, u8 state, u32 *syn, u8 *next)
 static u32 ibta_required(u8 type, u8 from, u8 to)
 {
 	if (from == DRAY_QPS_RESET && to == DRAY_QPS_INIT) {
-		if (type == DRAY_QPT_RC)
+		if (type == DRAY_QPT_RC || type == DRAY_QPT_UC)
 			return A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS);
 		if (type == DRAY_QPT_UD)
 			return A(PKEY_INDEX) | A(PORT) | A(QKEY);
@@ -63,6 +65,9 @@ static u32 ibta_required(u8 type, u8 from, u8 to)
 	    type == DRAY_QPT_RC)
 		return A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN) |
 		       A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER);
+	if (from == DRAY_QPS_INIT && to == DRAY_QPS_RTR &&
+	    type == DRAY_QPT_UC)
+		return A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN);
 	if (from == DRAY_QPS_RTR && to == DRAY_QPS_RTS) {
 		if (type == DRAY_QPT_RC)
 			return A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) |
@@ -152,6 +157,23 @@ UNIT_TEST(attributes_not_allowed)
 	CHECK_EQ(syn, DRAY_AQ_SYN_QP_ATTR);
 	CHECK_EQ(check(DRAY_QPT_UD, DRAY_QPS_SQE, A(STATE) | A(QKEY),
 		       DRAY_QPS_RESET, &syn, &next), DRAY_AQ_STS_BAD_PARAM);
+	/* UC: no Q_Key, no RNR timer, no read/atomic depth, no timeouts. */
+	CHECK_EQ(check(DRAY_QPT_UC, DRAY_QPS_RESET,
+		       A(STATE) | A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS) |
+		       A(QKEY), DRAY_QPS_INIT, &syn, &next),
+		 DRAY_AQ_STS_BAD_PARAM);
+	CHECK_EQ(check(DRAY_QPT_UC, DRAY_QPS_INIT,
+		       A(STATE) | ibta_required(DRAY_QPT_UC, DRAY_QPS_INIT,
+						DRAY_QPS_RTR) |
+		       A(MAX_DEST_RD_ATOMIC), DRAY_QPS_RTR, &syn, &next),
+		 DRAY_AQ_STS_BAD_PARAM);
+	CHECK_EQ(check(DRAY_QPT_UC, DRAY_QPS_RTR,
+		       A(STATE) | A(SQ_PSN) | A(TIMEOUT), DRAY_QPS_RTS, &syn,
+		       &next), DRAY_AQ_STS_BAD_PARAM);
+	CHECK_EQ(check(DRAY_QPT_UC, DRAY_QPS_RTS,
+		       A(STATE) | A(MIN_RNR_TIMER), DRAY_QPS_RTS, &syn, &next),
+		 DRAY_AQ_STS_BAD_PARAM);
+	CHECK_EQ(syn, DRAY_AQ_SYN_QP_ATTR);
 	/* Allowed optional ones pass. */
 	CHECK_EQ(check(DRAY_QPT_RC, DRAY_QPS_RTS,
 		       A(STATE) | A(MIN_RNR_TIMER) | A(ACCESS_FLAGS),
@@ -161,6 +183,12 @@ UNIT_TEST(attributes_not_allowed)
 		       DRAY_QPS_SQD, &syn, &next), DRAY_AQ_STS_OK);
 	CHECK_EQ(check(DRAY_QPT_UD, DRAY_QPS_SQE, A(STATE) | A(QKEY),
 		       DRAY_QPS_RTS, &syn, &next), DRAY_AQ_STS_OK);
+	CHECK_EQ(check(DRAY_QPT_UC, DRAY_QPS_SQE,
+		       A(STATE) | A(ACCESS_FLAGS), DRAY_QPS_RTS,
+		       &syn, &next), DRAY_AQ_STS_OK);
+	CHECK_EQ(check(DRAY_QPT_UC, DRAY_QPS_SQD,
+		       A(STATE) | A(AV) | A(ACCESS_FLAGS) | A(PKEY_INDEX),
+		       DRAY_QPS_SQD, &syn, &next), DRAY_AQ_STS_OK);
 	CHECK_EQ(check(DRAY_QPT_GSI, DRAY_QPS_RTS,
 		       A(STATE) | A(EN_SQD_ASYNC_NOTIFY), DRAY_QPS_SQD, &syn,
 		       &next), DRAY_AQ_STS_OK);

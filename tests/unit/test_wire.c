@@ -60,6 +60,18 @@ UNIT_TEST(opcode_table)
 		{ 0x14, 40, "RC FetchAdd" },
 		{ 0x16, 16, "RC SEND Last with Invalidate" },
 		{ 0x17, 16, "RC SEND Only with Invalidate" },
+		{ 0x20, 12, "UC SEND First" },
+		{ 0x21, 12, "UC SEND Middle" },
+		{ 0x22, 12, "UC SEND Last" },
+		{ 0x23, 16, "UC SEND Last with Immediate" },
+		{ 0x24, 12, "UC SEND Only" },
+		{ 0x25, 16, "UC SEND Only with Immediate" },
+		{ 0x26, 28, "UC RDMA WRITE First" },
+		{ 0x27, 12, "UC RDMA WRITE Middle" },
+		{ 0x28, 12, "UC RDMA WRITE Last" },
+		{ 0x29, 16, "UC RDMA WRITE Last with Immediate" },
+		{ 0x2a, 28, "UC RDMA WRITE Only" },
+		{ 0x2b, 32, "UC RDMA WRITE Only with Immediate" },
 		{ 0x64, 20, "UD SEND Only" },
 		{ 0x65, 24, "UD SEND Only with Immediate" },
 	};
@@ -76,8 +88,16 @@ UNIT_TEST(opcode_table)
 		      dray_wire_hdr_len(o->flags), want[i].len);
 		CHECK(!!(o->flags & DRAY_OPF_REQ) != !!(o->flags & DRAY_OPF_RESP),
 		      "opcode %#x is request xor response", want[i].op);
-		CHECK(!!(o->flags & DRAY_OPF_RC) != !!(o->flags & DRAY_OPF_UD),
-		      "opcode %#x is RC xor UD", want[i].op);
+		CHECK(!!(o->flags & DRAY_OPF_RC) + !!(o->flags & DRAY_OPF_UC) +
+		      !!(o->flags & DRAY_OPF_UD) == 1,
+		      "opcode %#x is one of RC, UC, UD", want[i].op);
+		/* UC has no responses; its opcodes are RC's plus 0x20. */
+		if (o->flags & DRAY_OPF_UC)
+			CHECK(!(o->flags & DRAY_OPF_RESP) &&
+			      (dray_opcodes[want[i].op - DRAY_OP_UC].flags &
+			       ~DRAY_OPF_RC) == (o->flags & ~DRAY_OPF_UC),
+			      "UC opcode %#x is its RC opcode's twin",
+			      want[i].op);
 	}
 	for (i = 0; i < 256; i++)
 		valid += !!dray_opcodes[i].flags;

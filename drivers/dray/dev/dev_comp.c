@@ -57,6 +57,18 @@ void dray_xp_comp_advance(struct dray_hw *hw, struct dray_hw_qp *qp)
 			xp_dbg(hw, qp, "WQE %u failed: status %u, detail %u\n",
 			       m->index, m->status, verr);
 			dray_hw_sq_complete(hw, qp, d, m->status, verr);
+			if (dray_xp_uc(qp)) {
+				/*
+				 * The QP is in SQE now (ERR if the CQE could
+				 * not be written). The failed WQE was the last
+				 * one fetched: the send queue goes on after it.
+				 */
+				rq->head = rq->fetch;
+				rq->cur = rq->fetch;
+				rq->cur_pkt = 0;
+				rq->cur_valid = false;
+				return;
+			}
 			qp->xp.err = true;
 			dray_hw_qp_error(hw, qp, 0, verr);
 			return;

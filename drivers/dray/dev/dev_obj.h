@@ -30,6 +30,12 @@ static inline bool dray_hw_qpt_dg(u8 type)
 	return type == DRAY_QPT_UD || type == DRAY_QPT_GSI;
 }
 
+/* Connected QPs, RC and UC: one peer, set by MODIFY_QP (the path). */
+static inline bool dray_hw_qpt_conn(u8 type)
+{
+	return type == DRAY_QPT_RC || type == DRAY_QPT_UC;
+}
+
 struct dray_hw_pd {
 	u32	pdn;
 	u32	users;		/* MRs, QPs and AHs on this PD */

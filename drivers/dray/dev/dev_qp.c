@@ -72,9 +72,9 @@ static int qp_create_params(const struct dray_qp_create *c, u32 *syndrome)
 	    (c->rq_log_depth || c->rq_log_stride || c->rq_n_pages ||
 	     c->rq_mtt))
 		return DRAY_AQ_STS_BAD_PARAM;
-	/* RC, UD and GSI (QP1). */
+	/* RC, UC, UD and GSI (QP1). */
 	*syndrome = DRAY_AQ_SYN_QP_TYPE;
-	if (c->type != DRAY_QPT_RC && !dray_hw_qpt_dg(c->type))
+	if (!dray_hw_qpt_conn(c->type) && !dray_hw_qpt_dg(c->type))
 		return DRAY_AQ_STS_BAD_PARAM;
 	*syndrome = DRAY_AQ_SYN_FLAGS;
 	if (c->flags & ~(DRAY_QP_F_SQ_SIG_ALL | DRAY_QP_F_PRIV |
@@ -450,7 +450,7 @@ static int qp_modify(struct dray_hw *hw, struct dray_hw_qp *qp,
 		return status;
 	if (mask & QPA(AV)) {
 		status = dray_hw_path_resolve(hw, &a->path,
-					      qp->type == DRAY_QPT_RC, &path,
+					      dray_hw_qpt_conn(qp->type), &path,
 					      syndrome);
 		if (status)
 			return status;
@@ -526,7 +526,7 @@ static void qp_query(struct dray_hw_qp *qp, struct dray_qp_attr *a)
 				   QPA(RQ_PSN) | QPA(MAX_QP_RD_ATOMIC) |
 				   QPA(MIN_RNR_TIMER) | QPA(SQ_PSN) |
 				   QPA(MAX_DEST_RD_ATOMIC) | QPA(DEST_QPN) |
-				   (qp->type != DRAY_QPT_RC ? QPA(QKEY) : 0));
+				   (dray_hw_qpt_dg(qp->type) ? QPA(QKEY) : 0));
 	a->state = qp->state;
 	a->cur_state = qp->state;
 	a->path_mtu = qp->path_mtu;

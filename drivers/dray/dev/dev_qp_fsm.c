@@ -13,7 +13,7 @@
 #include "dev_qp_fsm.h"
 
 /* QP type classes of the attribute rules. */
-enum { QPC_RC, QPC_UD, QPC_GSI, QPC_NUM };
+enum { QPC_RC, QPC_UC, QPC_UD, QPC_GSI, QPC_NUM };
 
 #define QPA(x)	DRAY_QP_ATTR_##x
 
@@ -31,8 +31,9 @@ struct qp_transition {
 	u32	opt[QPC_NUM];
 };
 
-#define ALL_CLASSES	(BIT(QPC_RC) | BIT(QPC_UD) | BIT(QPC_GSI))
-#define DG_CLASSES	(BIT(QPC_UD) | BIT(QPC_GSI))
+#define ALL_CLASSES	(BIT(QPC_RC) | BIT(QPC_UC) | BIT(QPC_UD) | BIT(QPC_GSI))
+/* The unreliable services have a send queue error state. */
+#define SQE_CLASSES	(BIT(QPC_UC) | BIT(QPC_UD) | BIT(QPC_GSI))
 
 /* RC attributes that a send queue in SQD may change. */
 #define RC_SQD_OPT	(QPA(PORT) | QPA(AV) | QPA(TIMEOUT) | \
@@ -42,6 +43,8 @@ struct qp_transition {
 			 QPA(MIN_RNR_TIMER))
 #define RC_RTS_OPT	(QPA(CUR_STATE) | QPA(ACCESS_FLAGS) | \
 			 QPA(MIN_RNR_TIMER))
+#define UC_RTS_OPT	(QPA(CUR_STATE) | QPA(ACCESS_FLAGS))
+#define UC_INIT_ATTRS	(QPA(PKEY_INDEX) | QPA(PORT) | QPA(ACCESS_FLAGS))
 #define DG_RTS_OPT	(QPA(CUR_STATE) | QPA(QKEY))
 
 static const struct qp_transition qp_transitions[] = {
@@ -49,12 +52,14 @@ static const struct qp_transition qp_transitions[] = {
 	{ DRAY_QPS_RESET, DRAY_QPS_INIT, ALL_CLASSES,
 	  .req = {
 		[QPC_RC]  = QPA(PKEY_INDEX) | QPA(PORT) | QPA(ACCESS_FLAGS),
+		[QPC_UC]  = UC_INIT_ATTRS,
 		[QPC_UD]  = QPA(PKEY_INDEX) | QPA(PORT) | QPA(QKEY),
 		[QPC_GSI] = QPA(PKEY_INDEX) | QPA(QKEY),
 	  } },
 	{ DRAY_QPS_INIT, DRAY_QPS_INIT, ALL_CLASSES,
 	  .opt = {
 		[QPC_RC]  = QPA(PKEY_INDEX) | QPA(PORT) | QPA(ACCESS_FLAGS),
+		[QPC_UC]  = UC_INIT_ATTRS,
 		[QPC_UD]  = QPA(PKEY_INDEX) | QPA(PORT) | QPA(QKEY),
 		[QPC_GSI] = QPA(PKEY_INDEX) | QPA(QKEY),
 	  } },
@@ -63,9 +68,12 @@ static const struct qp_transition qp_transitions[] = {
 		[QPC_RC]  = QPA(AV) | QPA(PATH_MTU) | QPA(DEST_QPN) |
 			    QPA(RQ_PSN) | QPA(MAX_DEST_RD_ATOMIC) |
 			    QPA(MIN_RNR_TIMER),
+		[QPC_UC]  = QPA(AV) | QPA(PATH_MTU) | QPA(DEST_QPN) |
+			    QPA(RQ_PSN),
 	  },
 	  .opt = {
 		[QPC_RC]  = QPA(ACCESS_FLAGS) | QPA(PKEY_INDEX),
+		[QPC_UC]  = QPA(ACCESS_FLAGS) | QPA(PKEY_INDEX),
 		[QPC_UD]  = QPA(PKEY_INDEX) | QPA(QKEY),
 		[QPC_GSI] = QPA(PKEY_INDEX) | QPA(QKEY),
 	  } },
@@ -73,41 +81,48 @@ static const struct qp_transition qp_transitions[] = {
 	  .req = {
 		[QPC_RC]  = QPA(TIMEOUT) | QPA(RETRY_CNT) | QPA(RNR_RETRY) |
 			    QPA(SQ_PSN) | QPA(MAX_QP_RD_ATOMIC),
+		[QPC_UC]  = QPA(SQ_PSN),
 		[QPC_UD]  = QPA(SQ_PSN),
 		[QPC_GSI] = QPA(SQ_PSN),
 	  },
 	  .opt = {
 		[QPC_RC]  = RC_RTS_OPT,
+		[QPC_UC]  = UC_RTS_OPT,
 		[QPC_UD]  = DG_RTS_OPT,
 		[QPC_GSI] = DG_RTS_OPT,
 	  } },
 	{ DRAY_QPS_RTS, DRAY_QPS_RTS, ALL_CLASSES,
 	  .opt = {
 		[QPC_RC]  = RC_RTS_OPT,
+		[QPC_UC]  = UC_RTS_OPT,
 		[QPC_UD]  = DG_RTS_OPT,
 		[QPC_GSI] = DG_RTS_OPT,
 	  } },
 	{ DRAY_QPS_RTS, DRAY_QPS_SQD, ALL_CLASSES,
 	  .opt = {
 		[QPC_RC]  = QPA(EN_SQD_ASYNC_NOTIFY),
+		[QPC_UC]  = QPA(EN_SQD_ASYNC_NOTIFY),
 		[QPC_UD]  = QPA(EN_SQD_ASYNC_NOTIFY),
 		[QPC_GSI] = QPA(EN_SQD_ASYNC_NOTIFY),
 	  } },
 	{ DRAY_QPS_SQD, DRAY_QPS_RTS, ALL_CLASSES,
 	  .opt = {
 		[QPC_RC]  = RC_RTS_OPT,
+		[QPC_UC]  = UC_RTS_OPT,
 		[QPC_UD]  = DG_RTS_OPT,
 		[QPC_GSI] = DG_RTS_OPT,
 	  } },
 	{ DRAY_QPS_SQD, DRAY_QPS_SQD, ALL_CLASSES,
 	  .opt = {
 		[QPC_RC]  = RC_SQD_OPT,
+		[QPC_UC]  = QPA(AV) | QPA(ACCESS_FLAGS) | QPA(PKEY_INDEX),
 		[QPC_UD]  = QPA(PKEY_INDEX) | QPA(QKEY),
 		[QPC_GSI] = QPA(PKEY_INDEX) | QPA(QKEY),
 	  } },
-	/* Only datagram QPs have a send queue error state. */
-	{ DRAY_QPS_SQE, DRAY_QPS_RTS, DG_CLASSES,
+	/* Only the unreliable services have a send queue error state. */
+	{ DRAY_QPS_SQE, DRAY_QPS_RTS, SQE_CLASSES,
 	  .opt = {
+		[QPC_UC]  = UC_RTS_OPT,
 		[QPC_UD]  = DG_RTS_OPT,
 		[QPC_GSI] = DG_RTS_OPT,
 	  } },
@@ -138,6 +153,8 @@ static const struct qp_transition qp_transitions[] = {
 static int qp_class(u8 type)
 {
 	switch (type) {
+	case DRAY_QPT_UC:
+		return QPC_UC;
 	case DRAY_QPT_UD:
 		return QPC_UD;
 	case DRAY_QPT_GSI:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray NIC model: the RC requester.
+ * dray NIC model: the RC requester, and the UC requester (the same without
+ * acknowledgments: a UC WQE is done when its last packet is sent).
  *
  * Send WQEs are fetched in order and each is turned into request packets:
  * SEND and RDMA WRITE segmented by the path MTU (first/middle/last/only),
@@ -55,6 +56,24 @@ void dray_xp_req_start(struct dray_hw_qp *qp)
 	rq->retry = qp->retry_cnt;
 	rq->rnr_retry = qp->rnr_retry;
 	rq->cwnd = DRAY_XP_WINDOW;
+}
+
+/*
+ * UC, SQE -> RTS: the send queue was flushed up to sq.fetched; go on from
+ * there, the PSNs continuing (the responder drops a message left half
+ * sent and starts again at the next first packet).
+ */
+void dray_xp_req_resume(struct dray_hw_qp *qp)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+
+	rq->head = qp->sq.fetched;
+	rq->cur = qp->sq.fetched;
+	rq->fetch = qp->sq.fetched;
+	rq->cur_pkt = 0;
+	rq->cur_valid = false;
+	rq->blocked = false;
+	rq->stall = false;
 }
 
 /* The outstanding WQE whose PSNs include @psn, or NULL. */
@@ -349,6 +368,8 @@ static bool req_want_ack(struct dray_hw_qp *qp, const struct dray_xp_swqe *m,
 {
 	struct dray_xp_req *rq = &qp->xp.req;
 
+	if (dray_xp_uc(qp))
+		return false;
 	if (rq->ackreq || rq->noack + 1 >= DRAY_XP_ACKREQ_EVERY ||
 	    dray_xp_span(rq->una, rq->psn) + 1 >= rq->cwnd)
 		return true;
@@ -441,6 +462,8 @@ static u32 req_build(struct dray_hw_qp *qp, struct dray_xp_swqe *m, u32 n,
 	default:
 		pos = dray_wire_pos(n, m->npkts);
 		pkt->opcode = dray_wire_req_opcode(m->opcode, pos);
+		if (dray_xp_uc(qp))
+			pkt->opcode |= DRAY_OP_UC;
 		*last = pos & DRAY_OPF_END;
 		if ((pos & DRAY_OPF_START) &&
 		    (dray_opcodes[pkt->opcode].flags & DRAY_OPF_RETH)) {
@@ -481,7 +504,11 @@ static int req_send_pkt(struct dray_hw *hw, struct dray_hw_qp *qp,
 	u8 st;
 
 	len = req_build(qp, m, n, &pkt, &last);
-	zcopy = len > DRAY_XP_COPYBREAK &&
+	/*
+	 * A UC WQE completes when its last packet is handed to the port:
+	 * copy, so that the buffer may be reused at once.
+	 */
+	zcopy = len > DRAY_XP_COPYBREAK && !dray_xp_uc(qp) &&
 		!(w->hdr.flags & DRAY_WQE_F_INLINE) &&
 		dray_hw_sge_frags(w->sge, w->num_sge, off, len) <
 		MAX_SKB_FRAGS;
@@ -515,6 +542,13 @@ static int req_send_pkt(struct dray_hw *hw, struct dray_hw_qp *qp,
 	}
 	if (dray_psn_cmp(rq->psn, rq->max_psn) > 0)
 		rq->max_psn = rq->psn;
+	if (dray_xp_uc(qp)) {
+		/* Nothing is acknowledged: sent is done. */
+		rq->una = rq->psn;
+		if (last)
+			m->state = DRAY_XP_WQE_DONE;
+		return 0;
+	}
 	if (pkt.ackreq) {
 		rq->noack = 0;
 		rq->ackreq = false;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray NIC model: the RC responder.
+ * dray NIC model: the RC responder, and the UC responder.
  *
  * Each request packet runs through an explicit state machine (enum
  * resp_state, names in resp_state_name[]): PSN check, opcode sequence,
@@ -16,6 +16,15 @@
  * or every DRAY_XP_ACK_EVERY packets, else once per engine pass after the
  * last packet of a message; any ACK or NAK waits for READ responses that
  * precede it.
+ *
+ * UC (9.8) takes the same path without acknowledgments: a PSN other than
+ * the ePSN drops the message in progress, and the first packet of a new
+ * message is taken whatever its PSN; a request that RC would NAK (invalid
+ * request, remote access, no receive WQE) drops its message silently,
+ * the ePSN staying put so that the message's later packets are dropped
+ * as out of sequence. Errors of the receive WQE itself (its memory, a
+ * SEND too long for it) complete it in error and the QP goes to ERR, as
+ * on RC but with no NAK.
  */
 
 #include "dev_xport_int.h"
@@ -42,6 +51,7 @@ enum resp_state {
 	RESP_ERR_LENGTH,
 	RESP_ERR_INVALIDATE,
 	RESP_DROP,
+	RESP_DROP_MSG,
 	RESP_DONE,
 	RESP_NSTATES
 };
@@ -68,6 +78,7 @@ static const char * const resp_state_name[RESP_NSTATES] = {
 	[RESP_ERR_LENGTH]	= "ERR_LENGTH",
 	[RESP_ERR_INVALIDATE]	= "ERR_INVALIDATE",
 	[RESP_DROP]		= "DROP",
+	[RESP_DROP_MSG]		= "DROP_MSG",
 	[RESP_DONE]		= "DONE",
 };
 
@@ -119,12 +130,33 @@ static void resp_queue_nak(struct dray_xp_resp *rs, u8 syndrome, u32 psn)
 	rs->nak_psn = psn;
 }
 
-/* 9.7: PSN == ePSN is new; behind it a duplicate; ahead a sequence error. */
+/* UC: forget the message in progress; its receive WQE stays for the next. */
+static void resp_uc_abandon(struct dray_xp_resp *rs)
+{
+	rs->in_msg = false;
+	rs->rcv_off = 0;
+}
+
+/*
+ * 9.7: PSN == ePSN is new; behind it a duplicate; ahead a sequence error.
+ * 9.8 (UC): any other PSN loses the message in progress; a first packet
+ * starts the next one there.
+ */
 static enum resp_state resp_check_psn(struct resp_ctx *c)
 {
 	struct dray_xp_resp *rs = &c->qp->xp.resp;
 	s32 d = dray_psn_cmp(c->rx->hdr.psn, rs->epsn);
 
+	if (dray_xp_uc(c->qp)) {
+		if (!d)
+			return RESP_CHECK_OP_SEQ;
+		c->qp->xp.stats.out_of_seq++;
+		resp_uc_abandon(rs);
+		if (!(c->f & DRAY_OPF_START))
+			return RESP_DROP;
+		rs->epsn = c->rx->hdr.psn;
+		return RESP_CHECK_OP_SEQ;
+	}
 	if (d < 0)
 		return RESP_DUPLICATE;
 	if (d > 0) {
@@ -146,6 +178,9 @@ static enum resp_state resp_check_op_seq(struct resp_ctx *c)
 	u32 prev = dray_opcodes[rs->last_op].flags;
 	u32 kind = DRAY_OPF_SEND | DRAY_OPF_WRITE;
 
+	/* UC: the message in progress lost its last packet. */
+	if (rs->in_msg && (c->f & DRAY_OPF_START) && dray_xp_uc(c->qp))
+		resp_uc_abandon(rs);
 	if (rs->in_msg) {
 		if ((c->f & DRAY_OPF_START) || (c->f & kind) != (prev & kind))
 			return RESP_ERR_INV_REQ;
@@ -470,9 +505,11 @@ static enum resp_state resp_acknowledge(struct resp_ctx *c)
 	const struct dray_pkt *h = &c->rx->hdr;
 
 	rs->epsn = dray_psn_add(h->psn, 1);
-	rs->ack_psn = h->psn;
 	rs->last_op = h->opcode;
 	rs->in_msg = !(c->f & DRAY_OPF_END);
+	if (dray_xp_uc(c->qp))
+		return RESP_DONE;
+	rs->ack_psn = h->psn;
 	rs->unacked++;
 	if (h->ackreq || rs->unacked >= DRAY_XP_ACK_EVERY) {
 		rs->ack_due = true;
@@ -649,7 +686,9 @@ static enum resp_state resp_fatal(struct resp_ctx *c, u8 nak, u8 status,
 	xp_dbg(c->hw, qp, "responder %s from %s: NAK %u, %s PSN %#x\n",
 	       resp_state_name[c->state], resp_state_name[c->from], nak,
 	       dray_opcodes[c->rx->hdr.opcode].name, c->rx->hdr.psn);
-	dray_xp_send_ack(c->hw, qp, DRAY_AETH_NAK | nak, c->rx->hdr.psn);
+	if (!dray_xp_uc(qp))
+		dray_xp_send_ack(c->hw, qp, DRAY_AETH_NAK | nak,
+				 c->rx->hdr.psn);
 	if (rs->rwqe_valid) {
 		struct dray_cqe cqe = {
 			.qpn = cpu_to_le32(qp->qpn),
@@ -714,6 +753,39 @@ static enum resp_state resp_drop(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
+/*
+ * UC: what RC would NAK drops the message, silently (ePSN stays: the
+ * rest of the message is out of sequence). No receive WQE is counted as
+ * such, like a UD frame without one.
+ */
+static enum resp_state resp_drop_msg(struct resp_ctx *c)
+{
+	struct dray_hw_qp *qp = c->qp;
+
+	xp_dbg(c->hw, qp, "UC message dropped from %s: %s PSN %#x\n",
+	       resp_state_name[c->from], dray_opcodes[c->rx->hdr.opcode].name,
+	       c->rx->hdr.psn);
+	resp_uc_abandon(&qp->xp.resp);
+	if (c->from == RESP_CHECK_RESOURCE)
+		qp->xp.stats.rx_no_wqe++;
+	else
+		qp->xp.stats.rx_drops++;
+	return RESP_DONE;
+}
+
+/* UC: the states that would NAK drop the message instead. */
+static enum resp_state resp_uc_state(enum resp_state s)
+{
+	switch (s) {
+	case RESP_NAK_RNR:
+	case RESP_ERR_INV_REQ:
+	case RESP_ERR_ACCESS:
+		return RESP_DROP_MSG;
+	default:
+		return s;
+	}
+}
+
 static const resp_fn resp_handler[RESP_NSTATES] = {
 	[RESP_CHECK_PSN]	= resp_check_psn,
 	[RESP_DUPLICATE]	= resp_duplicate,
@@ -736,6 +808,7 @@ static const resp_fn resp_handler[RESP_NSTATES] = {
 	[RESP_ERR_LENGTH]	= resp_err_length,
 	[RESP_ERR_INVALIDATE]	= resp_err_invalidate,
 	[RESP_DROP]		= resp_drop,
+	[RESP_DROP_MSG]		= resp_drop_msg,
 };
 
 /* @r's response is out. */
@@ -921,6 +994,8 @@ void dray_xp_resp_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
 		c.from = c.state;
 		c.state = s;
 		s = resp_handler[s](&c);
+		if (dray_xp_uc(qp))
+			s = resp_uc_state(s);
 	}
 	dray_xp_resp_run(hw, qp, false);
 }

@@ -163,32 +163,14 @@ complete:
 	return true;
 }
 
-/* SQE: complete every posted send WQE with WR_FLUSH_ERR, in order. */
-static void ud_flush_sq(struct dray_hw *hw, struct dray_hw_qp *qp)
-{
-	struct dray_hw_swqe *w = &qp->ud.wqe;
-	u32 n, index;
-
-	for (n = 0; n < DRAY_UD_BURST; n++) {
-		if (qp->state != DRAY_QPS_SQE ||
-		    qp->sq.completed == qp->sq.posted)
-			return;
-		index = qp->sq.completed;
-
-		/* For the opcode in the CQE; a WQE that fails still flushes. */
-		dray_hw_sq_fetch(hw, qp, index, w);
-		qp->sq.fetched = index + 1;
-		dray_hw_sq_complete(hw, qp, w, DRAY_CQE_ST_WR_FLUSH_ERR, 0);
-	}
-}
-
 void dray_ud_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
 	u32 n;
 
 	dray_xp_assert_locked(hw);
 	if (qp->state == DRAY_QPS_SQE) {
-		ud_flush_sq(hw, qp);
+		/* Flush what was posted; the engine calls again for more. */
+		dray_hw_sq_flush(hw, qp, &qp->ud.wqe, DRAY_UD_BURST);
 		return;
 	}
 	if (qp->ud.stall)

@@ -18,6 +18,9 @@
 #define OP_RC_ATOMIC	(DRAY_OPF_RC | DRAY_OPF_REQ | DRAY_OPF_ATOMIC | \
 			 DRAY_OPF_ATMETH | DRAY_OPF_START | DRAY_OPF_END)
 #define OP_ONLY		(DRAY_OPF_START | DRAY_OPF_END)
+#define OP_UC_SEND	(DRAY_OPF_UC | DRAY_OPF_REQ | DRAY_OPF_SEND | DRAY_OPF_PAYLOAD)
+#define OP_UC_WRITE	(DRAY_OPF_UC | DRAY_OPF_REQ | DRAY_OPF_WRITE | DRAY_OPF_PAYLOAD)
+#define UC(op)		(DRAY_OP_UC | DRAY_OP_##op)
 
 const struct dray_opcode_info dray_opcodes[256] = {
 	[DRAY_OP_SEND_FIRST] = {
@@ -82,6 +85,36 @@ const struct dray_opcode_info dray_opcodes[256] = {
 	[DRAY_OP_SEND_ONLY_INV] = {
 		"RC SEND Only with Invalidate",
 		OP_RC_SEND | OP_ONLY | DRAY_OPF_IETH },
+	/* UC: SEND and RDMA WRITE, no responses (IBTA table 35). */
+	[UC(SEND_FIRST)] = {
+		"UC SEND First", OP_UC_SEND | DRAY_OPF_START },
+	[UC(SEND_MIDDLE)] = {
+		"UC SEND Middle", OP_UC_SEND },
+	[UC(SEND_LAST)] = {
+		"UC SEND Last", OP_UC_SEND | DRAY_OPF_END },
+	[UC(SEND_LAST_IMM)] = {
+		"UC SEND Last with Immediate",
+		OP_UC_SEND | DRAY_OPF_END | DRAY_OPF_IMM },
+	[UC(SEND_ONLY)] = {
+		"UC SEND Only", OP_UC_SEND | OP_ONLY },
+	[UC(SEND_ONLY_IMM)] = {
+		"UC SEND Only with Immediate",
+		OP_UC_SEND | OP_ONLY | DRAY_OPF_IMM },
+	[UC(WRITE_FIRST)] = {
+		"UC RDMA WRITE First",
+		OP_UC_WRITE | DRAY_OPF_START | DRAY_OPF_RETH },
+	[UC(WRITE_MIDDLE)] = {
+		"UC RDMA WRITE Middle", OP_UC_WRITE },
+	[UC(WRITE_LAST)] = {
+		"UC RDMA WRITE Last", OP_UC_WRITE | DRAY_OPF_END },
+	[UC(WRITE_LAST_IMM)] = {
+		"UC RDMA WRITE Last with Immediate",
+		OP_UC_WRITE | DRAY_OPF_END | DRAY_OPF_IMM },
+	[UC(WRITE_ONLY)] = {
+		"UC RDMA WRITE Only", OP_UC_WRITE | OP_ONLY | DRAY_OPF_RETH },
+	[UC(WRITE_ONLY_IMM)] = {
+		"UC RDMA WRITE Only with Immediate",
+		OP_UC_WRITE | OP_ONLY | DRAY_OPF_RETH | DRAY_OPF_IMM },
 	[DRAY_OP_UD_SEND_ONLY] = {
 		"UD SEND Only",
 		DRAY_OPF_UD | DRAY_OPF_REQ | DRAY_OPF_SEND | DRAY_OPF_PAYLOAD |

@@ -126,7 +126,10 @@ static_assert(sizeof(struct dray_deth) == 8, "DETH size");
 
 /* --- opcodes ------------------------------------------------------------- */
 
-/* IBTA opcodes: [7:5] transport (000 RC, 011 UD), [4:0] operation. */
+/*
+ * IBTA opcodes: [7:5] transport (000 RC, 001 UC, 011 UD), [4:0] operation.
+ * A UC opcode is the RC opcode of the same operation plus DRAY_OP_UC.
+ */
 enum dray_opcode {
 	DRAY_OP_SEND_FIRST		= 0x00,
 	DRAY_OP_SEND_MIDDLE		= 0x01,
@@ -151,6 +154,7 @@ enum dray_opcode {
 	DRAY_OP_FETCH_ADD		= 0x14,
 	DRAY_OP_SEND_LAST_INV		= 0x16,
 	DRAY_OP_SEND_ONLY_INV		= 0x17,
+	DRAY_OP_UC			= 0x20,
 	DRAY_OP_UD_SEND_ONLY		= 0x64,
 	DRAY_OP_UD_SEND_ONLY_IMM	= 0x65,
 };
@@ -175,6 +179,7 @@ enum dray_opcode {
 #define DRAY_OPF_ATMACK		BIT(16)
 #define DRAY_OPF_IMM		BIT(17)
 #define DRAY_OPF_IETH		BIT(18)
+#define DRAY_OPF_UC		BIT(19)
 
 struct dray_opcode_info {
 	const char	*name;		/* as IBTA vol. 1 table 38 names it */

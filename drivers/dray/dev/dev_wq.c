@@ -58,7 +58,7 @@ void dray_hw_qp_error(struct dray_hw *hw, struct dray_hw_qp *qp, u8 event,
 }
 
 /*
- * A datagram QP's send queue stopped on an error completion: SQE. The
+ * A UC or UD QP's send queue stopped on an error completion: SQE. The
  * receive queue works on; the transport flushes the send queue until
  * software moves the QP back to RTS. No event: the CQE tells.
  */
@@ -122,9 +122,18 @@ static void *wq_slot(const struct dray_hw_wq *wq, u32 index)
 
 static bool sq_opcode_valid(u8 type, u8 opcode)
 {
-	if (type == DRAY_QPT_RC)
+	switch (type) {
+	case DRAY_QPT_RC:
 		return opcode < DRAY_WQE_OPCODE_MAX;
-	return opcode == DRAY_WQE_SEND || opcode == DRAY_WQE_SEND_IMM;
+	case DRAY_QPT_UC:
+		/* No READ, atomics or SEND with invalidate on UC. */
+		return opcode == DRAY_WQE_SEND || opcode == DRAY_WQE_SEND_IMM ||
+		       opcode == DRAY_WQE_RDMA_WRITE ||
+		       opcode == DRAY_WQE_RDMA_WRITE_IMM ||
+		       dray_hw_wqe_is_local(opcode);
+	default:
+		return opcode == DRAY_WQE_SEND || opcode == DRAY_WQE_SEND_IMM;
+	}
 }
 
 static bool sq_opcode_atomic(u8 opcode)
@@ -488,10 +497,28 @@ void dray_hw_sq_complete(struct dray_hw *hw, struct dray_hw_qp *qp,
 
 	if (status == DRAY_CQE_ST_SUCCESS || status == DRAY_CQE_ST_WR_FLUSH_ERR)
 		return;
-	if (!dray_hw_qpt_dg(qp->type))
+	if (qp->type == DRAY_QPT_RC)
 		dray_hw_qp_error(hw, qp, 0, vendor_err);
 	else if (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQD)
 		qp_sq_error(hw, qp, vendor_err);
+}
+
+bool dray_hw_sq_flush(struct dray_hw *hw, struct dray_hw_qp *qp,
+		      struct dray_hw_swqe *w, u32 budget)
+{
+	lockdep_assert_held(&hw->engine.lock);
+
+	for (; budget; budget--) {
+		u32 index = qp->sq.completed;
+
+		if (qp->state != DRAY_QPS_SQE || index == qp->sq.posted)
+			return false;
+		/* For the opcode in the CQE; a WQE that fails still flushes. */
+		dray_hw_sq_fetch(hw, qp, index, w);
+		qp->sq.fetched = index + 1;
+		dray_hw_sq_complete(hw, qp, w, DRAY_CQE_ST_WR_FLUSH_ERR, 0);
+	}
+	return qp->state == DRAY_QPS_SQE && qp->sq.completed != qp->sq.posted;
 }
 
 void dray_hw_rq_complete(struct dray_hw *hw, struct dray_hw_qp *qp,

@@ -57,14 +57,22 @@ int dray_hw_rq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp,
  * fetched); @status != SUCCESS always writes a CQE, SUCCESS writes one if
  * the WQE is signaled or the QP is SQ_SIG_ALL. An error status other than
  * WR_FLUSH_ERR moves the QP to ERR (IBTA: RC completion errors are
- * fatal to the QP), a UD QP in RTS or SQD to SQE (IBTA 10.3.1: only its
- * send queue stops); the transport must check qp->state afterwards and
+ * fatal to the QP), a UC or UD QP in RTS or SQD to SQE (IBTA 10.3.1:
+ * the unreliable services stop only their send queue); the transport
+ * must check qp->state afterwards and
  * stop working on a QP in ERR. A CQE that cannot be written (CQ in error)
  * moves the QP to ERR with DRAY_EQE_QP_FATAL.
  */
 void dray_hw_sq_complete(struct dray_hw *hw, struct dray_hw_qp *qp,
 			 const struct dray_hw_swqe *wqe, u8 status,
 			 u8 vendor_err);
+/*
+ * SQE: complete up to @budget posted send WQEs with WR_FLUSH_ERR, in
+ * order, reading each into @w for its opcode. Returns true if posted
+ * WQEs are left to flush (call again on a later pass).
+ */
+bool dray_hw_sq_flush(struct dray_hw *hw, struct dray_hw_qp *qp,
+		      struct dray_hw_swqe *w, u32 budget);
 /*
  * Complete the RQ WQE @wqe (in order). The transport fills @cqe's
  * opcode, status, vendor_err, byte_len, imm_data, src_qpn and flags

@@ -105,10 +105,13 @@ void dray_xport_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
 			dray_xp_resp_start(qp);
 		break;
 	case DRAY_QPS_RTS:
-		if (old_state == DRAY_QPS_RTR)
+		if (old_state == DRAY_QPS_RTR) {
 			dray_xp_req_start(qp);
-		else
-			dray_xp_req_send(hw, qp);	/* SQD/SQE: resume */
+			break;
+		}
+		if (old_state == DRAY_QPS_SQE)
+			dray_xp_req_resume(qp);		/* UC */
+		dray_xp_req_send(hw, qp);		/* SQD/SQE: resume */
 		break;
 	case DRAY_QPS_ERR:
 		dray_xport_error(hw, qp);
@@ -137,10 +140,14 @@ void dray_xport_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 	if (qp->xp.err)
 		return;
 	switch (qp->state) {
+	case DRAY_QPS_SQE:
+		/* UC: flush the send queue; the receive side works on. */
+		qp->xp.req.cur_valid = false;
+		dray_hw_sq_flush(hw, qp, &qp->xp.req.cur_wqe, DRAY_XP_MAX_WQE);
+		fallthrough;
 	case DRAY_QPS_RTR:
 	case DRAY_QPS_RTS:
 	case DRAY_QPS_SQD:
-	case DRAY_QPS_SQE:
 		dray_xp_resp_run(hw, qp, true);
 		dray_xp_req_send(hw, qp);
 		dray_xp_arm(hw, qp);
@@ -192,6 +199,8 @@ bool dray_xport_want_run(struct dray_hw_qp *qp)
 		return false;
 	if (rs->run || rs->ack_due || rs->nak_due)
 		return true;
+	if (qp->state == DRAY_QPS_SQE)
+		return qp->sq.completed != qp->sq.posted;
 	if ((qp->state != DRAY_QPS_RTS && qp->state != DRAY_QPS_SQD) ||
 	    rq->rnr_wait || rq->stall ||
 	    dray_xp_span(rq->una, rq->psn) >= rq->cwnd)
@@ -224,7 +233,15 @@ static bool xp_rx_state_ok(const struct dray_hw_qp *qp)
 	       qp->state == DRAY_QPS_SQD || qp->state == DRAY_QPS_SQE;
 }
 
-/* RC: only the connected peer may talk to the QP (by IP addresses). */
+/* A request or response of the QP's own service: RC or UC. */
+static bool xp_rx_type_ok(const struct dray_hw_qp *qp, u32 flags)
+{
+	if (qp->type == DRAY_QPT_RC)
+		return flags & DRAY_OPF_RC;
+	return qp->type == DRAY_QPT_UC && (flags & DRAY_OPF_UC);
+}
+
+/* RC, UC: only the connected peer may talk to the QP (by IP addresses). */
 static bool xp_rx_from_peer(const struct dray_hw_qp *qp,
 			    const struct dray_wire_l3 *l3)
 {
@@ -290,7 +307,7 @@ void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb)
 		goto malformed;
 	rx.flags = dray_opcodes[rx.hdr.opcode].flags;
 	trail = rx.hdr.pad + DRAY_ICRC_BYTES;
-	if (!(rx.flags & (DRAY_OPF_RC | DRAY_OPF_UD)) ||
+	if (!(rx.flags & (DRAY_OPF_RC | DRAY_OPF_UC | DRAY_OPF_UD)) ||
 	    l3.udp_len < hlen + trail)
 		goto malformed;
 	rx.pay_off = l4 + hlen;
@@ -313,7 +330,7 @@ void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb)
 		dray_ud_rx(hw, qp, &rx, hdrs, &l3);
 		return;
 	}
-	if (qp->type != DRAY_QPT_RC || !xp_rx_state_ok(qp) ||
+	if (!xp_rx_type_ok(qp, rx.flags) || !xp_rx_state_ok(qp) ||
 	    !xp_rx_from_peer(qp, &l3)) {
 		qp->xp.stats.rx_drops++;
 		goto free;

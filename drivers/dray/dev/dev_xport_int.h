@@ -59,6 +59,7 @@ void dray_xp_arm(struct dray_hw *hw, struct dray_hw_qp *qp);
 
 /* dev_req.c: requester */
 void dray_xp_req_start(struct dray_hw_qp *qp);
+void dray_xp_req_resume(struct dray_hw_qp *qp);
 void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp);
 void dray_xp_req_rewind(struct dray_hw_qp *qp, u32 psn);
 void dray_xp_req_timer(struct dray_hw *hw, struct dray_hw_qp *qp);
@@ -72,6 +73,15 @@ static inline struct dray_xp_swqe *dray_xp_wqe(struct dray_hw_qp *qp,
 }
 
 /* The path MTU in bytes (256 should MODIFY_QP ever let a bad one by). */
+/*
+ * UC runs the RC requester and responder without the reliability: no
+ * ACKs, no retransmission, a message with a lost packet is dropped.
+ */
+static inline bool dray_xp_uc(const struct dray_hw_qp *qp)
+{
+	return qp->type == DRAY_QPT_UC;
+}
+
 static inline u32 dray_xp_mtu(const struct dray_hw_qp *qp)
 {
 	u32 mtu = dray_mtu_bytes(qp->path_mtu);

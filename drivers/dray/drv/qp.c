@@ -204,10 +204,13 @@ int dray_qp_check_init_attr(struct dray_dev *dev,
 	const struct ib_qp_cap *cap = &ia->cap;
 	const struct dray_caps *c = &dev->caps;
 
-	/* GSI: kernel only (dray_kqp_create()); the core keeps it so. */
-	if (ia->qp_type != IB_QPT_RC && ia->qp_type != IB_QPT_UD &&
-	    ia->qp_type != IB_QPT_GSI) {
-		ddev_dbg_rl(dev, "create_qp: type %u not supported (RC, UD, GSI)\n",
+	/*
+	 * GSI: kernel only (dray_kqp_create()); the core keeps it so. UC:
+	 * user space only (dray_kqp_create() refuses it).
+	 */
+	if (ia->qp_type != IB_QPT_RC && ia->qp_type != IB_QPT_UC &&
+	    ia->qp_type != IB_QPT_UD && ia->qp_type != IB_QPT_GSI) {
+		ddev_dbg_rl(dev, "create_qp: type %u not supported (RC, UC, UD, GSI)\n",
 			    ia->qp_type);
 		return -EOPNOTSUPP;
 	}
@@ -358,7 +361,8 @@ static int dray_qp_setup(struct dray_dev *dev, struct dray_qp *qp,
 			 const struct dray_create_qp_cmd *cmd, u32 uar_index)
 {
 	struct dray_qp_params p = {
-		.type = ia->qp_type == IB_QPT_UD ? DRAY_QPT_UD : DRAY_QPT_RC,
+		.type = ia->qp_type == IB_QPT_UD ? DRAY_QPT_UD :
+			ia->qp_type == IB_QPT_UC ? DRAY_QPT_UC : DRAY_QPT_RC,
 		.sq_log_depth = cmd->sq_log_depth,
 		.sq_log_stride = cmd->sq_log_stride,
 		.rq_log_depth = cmd->rq_log_depth,
@@ -801,7 +805,7 @@ static void dray_qp_ah_attr_from_hw(struct rdma_ah_attr *ah,
 static bool dray_qp_has_path(const struct dray_qp *qp,
 			     const struct dray_qp_attr_params *p)
 {
-	if (qp->ibqp.qp_type != IB_QPT_RC)
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
 		return false;
 	return (p->mask & DRAY_QP_ATTR_AV) ||
 	       (p->state >= IB_QPS_RTR && p->state <= IB_QPS_SQE);

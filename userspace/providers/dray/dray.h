@@ -335,6 +335,12 @@ void dray_qp_table_free(struct dray_context *ctx);
 	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV |	\
 	 IBV_QP_EX_WITH_BIND_MW)
 
+/* The extended send API of a UC QP: no READ, atomics or SEND_INV. */
+#define DRAY_UC_SEND_OPS_FLAGS						\
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
+	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
+	 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
+
 /* The extended send API of a UD QP: SENDs only. */
 #define DRAY_UD_SEND_OPS_FLAGS						\
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)

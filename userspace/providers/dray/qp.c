@@ -214,6 +214,40 @@ static inline bool dray_qp_is_ud(const struct dray_qp *qp)
 	return qp->vqp.qp.qp_type == IBV_QPT_UD;
 }
 
+/* Send opcode for @qp's type, or -1 (UC: no READ, atomics, SEND_INV). */
+static int dray_wqe_opcode(const struct dray_qp *qp, enum ibv_wr_opcode opcode)
+{
+	switch (qp->vqp.qp.qp_type) {
+	case IBV_QPT_UD:
+		return dray_ud_wqe_opcode(opcode);
+	case IBV_QPT_UC:
+		switch (opcode) {
+		case IBV_WR_RDMA_READ:
+		case IBV_WR_ATOMIC_CMP_AND_SWP:
+		case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		case IBV_WR_SEND_WITH_INV:
+			return -1;
+		default:
+			break;
+		}
+		return dray_rc_wqe_opcode(opcode);
+	default:
+		return dray_rc_wqe_opcode(opcode);
+	}
+}
+
+static const char *dray_qp_type_name(const struct dray_qp *qp)
+{
+	switch (qp->vqp.qp.qp_type) {
+	case IBV_QPT_UD:
+		return "UD";
+	case IBV_QPT_UC:
+		return "UC";
+	default:
+		return "RC";
+	}
+}
+
 /* Operations that carry a payload from local memory may carry it inline. */
 static inline bool dray_wqe_op_inline_ok(uint8_t opcode)
 {
@@ -326,7 +360,7 @@ static int dray_post_send_check(struct dray_qp *qp,
 	}
 	if (unlikely(opcode < 0)) {
 		verbs_err(vctx, "QP %u: opcode %d not supported on %s\n", qpn,
-			  wr->opcode, dray_qp_is_ud(qp) ? "UD" : "RC");
+			  wr->opcode, dray_qp_type_name(qp));
 		return EINVAL;
 	}
 	if (dray_qp_is_ud(qp)) {
@@ -537,8 +571,7 @@ static int dray_post_send_list(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_lock(&sq->lock);
 	start = sq->head;
 	for (; wr; wr = wr->next) {
-		int opcode = dray_qp_is_ud(qp) ? dray_ud_wqe_opcode(wr->opcode) :
-						 dray_rc_wqe_opcode(wr->opcode);
+		int opcode = dray_wqe_opcode(qp, wr->opcode);
 
 		err = dray_post_send_check(qp, wr, opcode, type1_ok);
 		if (unlikely(err)) {

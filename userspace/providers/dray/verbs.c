@@ -458,9 +458,12 @@ static int dray_check_qp_init_attr(struct dray_context *ctx,
 	const struct ibv_qp_cap *cap = &attr->cap;
 
 	uint64_t send_ops = attr->qp_type == IBV_QPT_UD ?
-			    DRAY_UD_SEND_OPS_FLAGS : DRAY_SEND_OPS_FLAGS;
+			    DRAY_UD_SEND_OPS_FLAGS :
+			    attr->qp_type == IBV_QPT_UC ?
+			    DRAY_UC_SEND_OPS_FLAGS : DRAY_SEND_OPS_FLAGS;
 
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD) {
 		verbs_err(&ctx->ibv_ctx, "unsupported QP type %d\n",
 			  attr->qp_type);
 		return EOPNOTSUPP;
