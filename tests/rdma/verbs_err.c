@@ -1106,6 +1106,199 @@ TEST_F(dev, destroy_cq_with_qp)
 	EXPECT_EQ(0, ibv_destroy_cq(cq));
 }
 
+/* Parent domains and their allocators (ibv_alloc_parent_domain) */
+
+#define PD_MAX_BUFS	8
+
+/* A recording allocator: what it was asked for, and what it freed. */
+struct pd_rec {
+	int nalloc, nfree;
+	void *ptr[PD_MAX_BUFS];
+	uint64_t type[PD_MAX_BUFS];
+	size_t size[PD_MAX_BUFS], align[PD_MAX_BUFS];
+	bool freed[PD_MAX_BUFS];
+	int bad_free;		/* frees of a pointer it never gave */
+	int mode;		/* 0 memalign, 1 NULL, 2 misaligned */
+};
+
+static void *pd_rec_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
+			  size_t alignment, uint64_t resource_type)
+{
+	struct pd_rec *r = pd_context;
+	void *p = NULL;
+
+	(void)pd;
+	if (r->mode == 1 || r->nalloc == PD_MAX_BUFS)
+		return NULL;
+	if (posix_memalign(&p, alignment, size + alignment))
+		return NULL;
+	if (r->mode == 2)
+		p = (uint8_t *)p + 64;
+	r->ptr[r->nalloc] = p;
+	r->type[r->nalloc] = resource_type;
+	r->size[r->nalloc] = size;
+	r->align[r->nalloc] = alignment;
+	r->nalloc++;
+	return p;
+}
+
+static void pd_rec_free(struct ibv_pd *pd, void *pd_context, void *ptr,
+			uint64_t resource_type)
+{
+	struct pd_rec *r = pd_context;
+	int i;
+
+	(void)pd;
+	for (i = 0; i < r->nalloc; i++) {
+		if (r->ptr[i] != ptr || r->freed[i] ||
+		    r->type[i] != resource_type)
+			continue;
+		r->freed[i] = true;
+		r->nfree++;
+		free(r->mode == 2 ? (uint8_t *)ptr - 64 : ptr);
+		return;
+	}
+	r->bad_free++;
+}
+
+static struct ibv_pd *parent_of(FIXTURE_DATA(dev) *self, struct pd_rec *r)
+{
+	struct ibv_parent_domain_init_attr a = {
+		.pd = self->pd,
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = pd_rec_alloc,
+		.free = pd_rec_free,
+		.pd_context = r,
+	};
+
+	return ibv_alloc_parent_domain(self->ctx, &a);
+}
+
+static struct ibv_cq_ex *cq_on(struct ibv_context *ctx, struct ibv_pd *pd)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = 64,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
+		.parent_domain = pd,
+	};
+
+	return ibv_create_cq_ex(ctx, &a);
+}
+
+/*
+ * The rings of a CQ, a QP (send and receive queue) and an SRQ made on a
+ * parent domain come from its allocator, page aligned, and go back to
+ * its free(); neither the parent domain nor its PD can go while in use.
+ */
+TEST_F(dev, parent_domain_allocators_make_the_rings)
+{
+	struct pd_rec r = {};
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16,
+						  .max_sge = 1 } };
+	struct ibv_qp_cap cap = CAP_OK;
+	long page = sysconf(_SC_PAGESIZE);
+	struct ibv_cq_ex *cqx;
+	struct ibv_srq *srq;
+	struct ibv_pd *par;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint64_t seen = 0;
+	int i;
+
+	par = parent_of(self, &r);
+	if (!par && errno == EOPNOTSUPP)
+		SKIP(return, "no parent domains on %s", dev_name(0));
+	ASSERT_NE(NULL, par) TH_LOG("alloc_parent_domain: %s", strerror(errno));
+	EXPECT_EQ(self->ctx, par->context);
+	cqx = cq_on(self->ctx, par);
+	ASSERT_NE(NULL, cqx) TH_LOG("create_cq_ex: %s", strerror(errno));
+	qp = make_qp(par, ibv_cq_ex_to_cq(cqx), ibv_cq_ex_to_cq(cqx), &cap);
+	ASSERT_NE(NULL, qp) TH_LOG("create_qp: %s", strerror(errno));
+	EXPECT_EQ(par, qp->pd);
+	srq = ibv_create_srq(par, &sa);
+	ASSERT_NE(NULL, srq) TH_LOG("create_srq: %s", strerror(errno));
+	/* Other objects take the parent domain as their PD. */
+	mr = ibv_reg_mr(par, self->buf, MR_LEN, ALL_ACCESS);
+	ASSERT_NE(NULL, mr) TH_LOG("reg_mr: %s", strerror(errno));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	ASSERT_EQ(0, qp_to_init(qp, ALL_ACCESS));
+
+	/* CQ ring, send queue, receive queue, SRQ: four, page aligned. */
+	ASSERT_EQ(4, r.nalloc);
+	for (i = 0; i < r.nalloc; i++) {
+		EXPECT_EQ((size_t)page, r.align[i]);
+		EXPECT_EQ(0U, (uintptr_t)r.ptr[i] % (uintptr_t)page);
+		EXPECT_EQ(0U, r.size[i] % (size_t)page);
+		EXPECT_LT(0U, r.size[i]);
+		seen |= 1ULL << (r.type[i] & 63);
+	}
+	EXPECT_EQ(4, __builtin_popcountll(seen))
+		TH_LOG("each ring has its own resource type");
+
+	ASSERT_ERRNO(EBUSY, ibv_dealloc_pd(par));
+	ASSERT_ERRNO(EBUSY, ibv_dealloc_pd(self->pd));
+	EXPECT_EQ(0, ibv_destroy_srq(srq));
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(0, ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)));
+	EXPECT_EQ(4, r.nfree);
+	EXPECT_EQ(0, r.bad_free);
+	EXPECT_EQ(0, ibv_dealloc_pd(par));
+}
+
+/* Bad parent domains, and allocators that fail or misbehave. */
+TEST_F(dev, parent_domain_bad_input)
+{
+	struct ibv_parent_domain_init_attr a = { .pd = self->pd };
+	struct ibv_qp_cap cap = CAP_OK;
+	struct pd_rec r = {};
+	struct ibv_pd *par, *p2;
+
+	par = ibv_alloc_parent_domain(self->ctx, &a);
+	if (!par && errno == EOPNOTSUPP)
+		SKIP(return, "no parent domains on %s", dev_name(0));
+	ASSERT_NE(NULL, par);
+	/* Without allocators the default ones make the rings. */
+	{
+		struct ibv_cq_ex *cqx = cq_on(self->ctx, par);
+
+		ASSERT_NE(NULL, cqx);
+		EXPECT_EQ(0, ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)));
+	}
+	/* A parent domain of a parent domain, an unknown bit, half a pair. */
+	a.pd = par;
+	ASSERT_NULL_ERRNO(EINVAL, ibv_alloc_parent_domain(self->ctx, &a));
+	a.pd = self->pd;
+	a.comp_mask = 1U << 7;
+	ASSERT_NULL_ERRNO(EINVAL, ibv_alloc_parent_domain(self->ctx, &a));
+	a.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;
+	a.alloc = pd_rec_alloc;
+	ASSERT_NULL_ERRNO(EINVAL, ibv_alloc_parent_domain(self->ctx, &a));
+	a.pd = NULL;
+	a.comp_mask = 0;
+	ASSERT_NULL_ERRNO(EINVAL, ibv_alloc_parent_domain(self->ctx, &a));
+	/* A CQ's MASK_PD must name a parent domain. */
+	ASSERT_NULL_ERRNO(EINVAL, cq_on(self->ctx, self->pd));
+	ASSERT_NULL_ERRNO(EINVAL, cq_on(self->ctx, NULL));
+
+	/* An allocator that gives nothing: ENOMEM, nothing to free. */
+	r.mode = 1;
+	p2 = parent_of(self, &r);
+	ASSERT_NE(NULL, p2);
+	ASSERT_NULL_ERRNO(ENOMEM, cq_on(self->ctx, p2));
+	ASSERT_NULL_ERRNO(ENOMEM, make_qp(p2, self->cq, self->cq, &cap));
+	EXPECT_EQ(0, r.nfree);
+	/* A buffer not page aligned is refused and given back. */
+	r.mode = 2;
+	ASSERT_NULL_ERRNO(EINVAL, cq_on(self->ctx, p2));
+	EXPECT_EQ(1, r.nalloc);
+	EXPECT_EQ(1, r.nfree);
+	EXPECT_EQ(0, r.bad_free);
+	EXPECT_EQ(0, ibv_dealloc_pd(p2));
+	EXPECT_EQ(0, ibv_dealloc_pd(par));
+}
+
 /* Address handles */
 
 TEST_F(dev, create_ah_no_grh)

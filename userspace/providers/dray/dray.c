@@ -33,6 +33,7 @@ static void dray_free_context(struct ibv_context *ibctx);
  */
 static const struct verbs_context_ops dray_ctx_ops = {
 	.alloc_pd = dray_alloc_pd,
+	.alloc_parent_domain = dray_alloc_parent_domain,
 	.create_ah = dray_create_ah,
 	.create_cq = dray_create_cq,
 	.create_cq_ex = dray_create_cq_ex,

@@ -86,9 +86,32 @@ struct dray_context {
 	struct dray_stats stats;
 };
 
+/*
+ * A protection domain, or a parent domain (ibv_alloc_parent_domain()):
+ * then protection_domain is the PD it stands for (its handle is that
+ * PD's, so every command acts on that PD) and alloc/free, when set, are
+ * the application's allocators for the queue buffers of the CQs, QPs and
+ * SRQs created on it (resource types DRAY_RES_*).
+ */
 struct dray_pd {
 	struct ibv_pd ibv_pd;
 	uint32_t pdn;
+	/* PD: parent domains on it; parent domain: CQs, QPs, SRQs on it */
+	_Atomic(uint32_t) refs;
+	struct dray_pd *protection_domain;	/* parent domain: its PD */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+/* What a parent domain's allocator is asked for (resource_type). */
+enum dray_res_type {
+	DRAY_RES_CQ = 1,	/* a CQ's doorbell record and ring */
+	DRAY_RES_SQ = 2,	/* a QP's send queue: doorbell record, ring */
+	DRAY_RES_RQ = 3,	/* a QP's receive queue */
+	DRAY_RES_SRQ = 4,	/* an SRQ's doorbell record and ring */
 };
 
 struct dray_ah {
@@ -104,6 +127,8 @@ struct dray_ah {
 struct dray_wq {
 	void *buf;
 	size_t buf_size;
+	struct dray_pd *buf_pd;	/* the parent domain that allocated buf */
+	uint64_t type;		/* DRAY_RES_SQ or DRAY_RES_RQ */
 	struct dray_wq_db *db;
 	uint8_t *ring;
 	uint64_t *wrid;
@@ -137,6 +162,8 @@ struct dray_srq {
 	struct verbs_srq vsrq;
 	void *buf;
 	size_t buf_size;
+	struct dray_pd *buf_pd;	/* the parent domain that allocated buf */
+	struct dray_pd *parent;	/* the parent domain it was made on */
 	struct dray_wq_db *db;
 	uint8_t *ring;
 	uint32_t depth;
@@ -157,6 +184,7 @@ struct dray_qp {
 	struct verbs_qp vqp;
 	struct dray_wq sq;
 	struct dray_wq rq;
+	struct dray_pd *parent;	/* the parent domain it was made on */
 	uint32_t max_inline_data;
 	bool sq_sig_all;
 
@@ -177,6 +205,8 @@ struct dray_cq {
 	struct verbs_cq vcq;
 	void *buf;
 	size_t buf_size;
+	struct dray_pd *buf_pd;	/* the parent domain that allocated buf */
+	struct dray_pd *parent;	/* the parent domain it was made on */
 	struct dray_cq_db *db;
 	struct dray_cqe *ring;
 	uint32_t depth;
@@ -273,6 +303,8 @@ int dray_query_port(struct ibv_context *ibctx, uint8_t port,
 		    struct ibv_port_attr *attr);
 struct ibv_pd *dray_alloc_pd(struct ibv_context *ibctx);
 int dray_dealloc_pd(struct ibv_pd *ibpd);
+struct ibv_pd *dray_alloc_parent_domain(struct ibv_context *ibctx,
+					struct ibv_parent_domain_init_attr *attr);
 struct ibv_mr *dray_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 struct ibv_mr *dray_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,

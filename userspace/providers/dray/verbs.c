@@ -77,10 +77,94 @@ struct ibv_pd *dray_alloc_pd(struct ibv_context *ibctx)
 	return &pd->ibv_pd;
 }
 
+#define DRAY_PARENT_DOMAIN_COMP_MASK \
+	(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | \
+	 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+
+struct ibv_pd *dray_alloc_parent_domain(struct ibv_context *ibctx,
+					struct ibv_parent_domain_init_attr *attr)
+{
+	struct verbs_context *vctx = verbs_get_ctx(ibctx);
+	struct dray_pd *pd, *parent;
+
+	if (ibv_check_alloc_parent_domain(attr))
+		return NULL;
+	if (!check_comp_mask(attr->comp_mask, DRAY_PARENT_DOMAIN_COMP_MASK)) {
+		verbs_err(vctx, "unsupported parent domain comp_mask %#x\n",
+			  attr->comp_mask);
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = to_dray_pd(attr->pd);
+	if (attr->pd->context != ibctx || pd->protection_domain) {
+		verbs_err(vctx, "a parent domain needs a PD of this context\n");
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Thread domains: this provider has none (alloc_td unsupported). */
+	if (attr->td) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	    (!attr->alloc || !attr->free)) {
+		verbs_err(vctx, "parent domain allocators: alloc and free both\n");
+		errno = EINVAL;
+		return NULL;
+	}
+
+	parent = calloc(1, sizeof(*parent));
+	if (!parent) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ibv_initialize_parent_domain(&parent->ibv_pd, attr->pd);
+	parent->pdn = pd->pdn;
+	parent->protection_domain = pd;
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		parent->alloc = attr->alloc;
+		parent->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		parent->pd_context = attr->pd_context;
+	atomic_fetch_add(&pd->refs, 1);
+	return &parent->ibv_pd;
+}
+
+/* A CQ, QP or SRQ made on @ibpd holds it if it is a parent domain. */
+static struct dray_pd *dray_parent_get(struct ibv_pd *ibpd)
+{
+	struct dray_pd *pd = ibpd ? to_dray_pd(ibpd) : NULL;
+
+	if (!pd || !pd->protection_domain)
+		return NULL;
+	atomic_fetch_add(&pd->refs, 1);
+	return pd;
+}
+
+static void dray_parent_put(struct dray_pd *pd)
+{
+	if (pd)
+		atomic_fetch_sub(&pd->refs, 1);
+}
+
 int dray_dealloc_pd(struct ibv_pd *ibpd)
 {
 	struct dray_pd *pd = to_dray_pd(ibpd);
 	int err;
+
+	/*
+	 * A parent domain holds no kernel object of its own. It cannot go
+	 * while CQs, QPs or SRQs made on it live (their buffers may be its
+	 * allocator's), and the PD it stands for cannot go before it.
+	 */
+	if (atomic_load(&pd->refs))
+		return EBUSY;
+	if (pd->protection_domain) {
+		atomic_fetch_sub(&pd->protection_domain->refs, 1);
+		free(pd);
+		return 0;
+	}
 
 	err = ibv_cmd_dealloc_pd(ibpd);
 	if (err) {
@@ -236,21 +320,49 @@ int dray_dereg_mr(struct verbs_mr *vmr)
  * pass, and doorbell records start at 0), and kept out of fork() children
  * so the pinned pages stay the ones the device uses.
  */
-static int dray_queue_buf_alloc(struct dray_context *ctx, size_t bytes,
-				void **buf, size_t *buf_size)
+/*
+ * With @pd a parent domain that has allocators, the buffer comes from its
+ * alloc() (page aligned, as asked), unless that answers
+ * IBV_ALLOCATOR_USE_DEFAULT; *buf_pd tells dray_queue_buf_free() which.
+ */
+static int dray_queue_buf_alloc(struct dray_context *ctx,
+				struct ibv_pd *ibpd, uint64_t type,
+				size_t bytes, void **buf, size_t *buf_size,
+				struct dray_pd **buf_pd)
 {
+	struct dray_pd *pd = ibpd ? to_dray_pd(ibpd) : NULL;
 	size_t size = align(bytes, ctx->page_size);
-	void *p;
+	void *p = IBV_ALLOCATOR_USE_DEFAULT;
 	int err;
 
-	err = posix_memalign(&p, ctx->page_size, size);
-	if (err)
-		return err;
+	*buf_pd = NULL;
+	if (pd && pd->alloc)
+		p = pd->alloc(&pd->ibv_pd, pd->pd_context, size,
+			      ctx->page_size, type);
+	if (p == IBV_ALLOCATOR_USE_DEFAULT) {
+		err = posix_memalign(&p, ctx->page_size, size);
+		if (err)
+			return err;
+	} else if (!p) {
+		return ENOMEM;
+	} else {
+		*buf_pd = pd;
+		if ((uintptr_t)p & (ctx->page_size - 1)) {
+			verbs_err(&ctx->ibv_ctx,
+				  "parent domain allocator: %p is not aligned to %u\n",
+				  p, ctx->page_size);
+			pd->free(&pd->ibv_pd, pd->pd_context, p, type);
+			return EINVAL;
+		}
+	}
 	memset(p, 0, size);
 
 	if (ibv_dontfork_range(p, size)) {
 		err = errno ? errno : ENOMEM;
-		free(p);
+		if (*buf_pd)
+			pd->free(&pd->ibv_pd, pd->pd_context, p, type);
+		else
+			free(p);
 		return err;
 	}
 
@@ -259,11 +371,18 @@ static int dray_queue_buf_alloc(struct dray_context *ctx, size_t bytes,
 	return 0;
 }
 
-static void dray_queue_buf_free(void *buf, size_t buf_size)
+static void dray_queue_buf_free(struct dray_pd *buf_pd, uint64_t type,
+				void *buf, size_t buf_size)
 {
 	ibv_dofork_range(buf, buf_size);
-	free(buf);
+	if (buf_pd)
+		buf_pd->free(&buf_pd->ibv_pd, buf_pd->pd_context, buf, type);
+	else
+		free(buf);
 }
+
+#define DRAY_CREATE_CQ_COMP_MASK \
+	(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD)
 
 static struct ibv_cq_ex *dray_create_cq_common(struct ibv_context *ibctx,
 					       struct ibv_cq_init_attr_ex *attr)
@@ -275,11 +394,19 @@ static struct ibv_cq_ex *dray_create_cq_common(struct ibv_context *ibctx,
 	struct dray_cq *cq;
 	int err;
 
-	if (!check_comp_mask(attr->comp_mask, IBV_CQ_INIT_ATTR_MASK_FLAGS)) {
+	if (!check_comp_mask(attr->comp_mask, DRAY_CREATE_CQ_COMP_MASK)) {
 		verbs_err(&ctx->ibv_ctx,
 			  "unsupported CQ comp_mask %#x (supported %#x)\n",
-			  attr->comp_mask, IBV_CQ_INIT_ATTR_MASK_FLAGS);
+			  attr->comp_mask, DRAY_CREATE_CQ_COMP_MASK);
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* MASK_PD names a parent domain (its allocators make the ring). */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain || attr->parent_domain->context != ibctx ||
+	     !to_dray_pd(attr->parent_domain)->protection_domain)) {
+		verbs_err(&ctx->ibv_ctx, "CQ: parent_domain is not one\n");
+		errno = EINVAL;
 		return NULL;
 	}
 	/* Single-threaded use is allowed; the CQ keeps its lock anyway. */
@@ -319,9 +446,14 @@ static struct ibv_cq_ex *dray_create_cq_common(struct ibv_context *ibctx,
 	 */
 	log_depth = dray_order(attr->cqe + 1);
 	cq->depth = 1U << log_depth;
-	err = dray_queue_buf_alloc(ctx, DRAY_QUEUE_HDR_SIZE +
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		cq->parent = dray_parent_get(attr->parent_domain);
+	err = dray_queue_buf_alloc(ctx, attr->comp_mask &
+				   IBV_CQ_INIT_ATTR_MASK_PD ?
+				   attr->parent_domain : NULL, DRAY_RES_CQ,
+				   DRAY_QUEUE_HDR_SIZE +
 				   (size_t)cq->depth * DRAY_CQE_SIZE,
-				   &cq->buf, &cq->buf_size);
+				   &cq->buf, &cq->buf_size, &cq->buf_pd);
 	if (err)
 		goto err_free_cq;
 	cq->db = cq->buf;
@@ -353,8 +485,9 @@ static struct ibv_cq_ex *dray_create_cq_common(struct ibv_context *ibctx,
 
 err_free_buf:
 	pthread_spin_destroy(&cq->lock);
-	dray_queue_buf_free(cq->buf, cq->buf_size);
+	dray_queue_buf_free(cq->buf_pd, DRAY_RES_CQ, cq->buf, cq->buf_size);
 err_free_cq:
+	dray_parent_put(cq->parent);
 	free(cq);
 	errno = err;
 	return NULL;
@@ -402,7 +535,8 @@ int dray_destroy_cq(struct ibv_cq *ibcq)
 	}
 
 	pthread_spin_destroy(&cq->lock);
-	dray_queue_buf_free(cq->buf, cq->buf_size);
+	dray_queue_buf_free(cq->buf_pd, DRAY_RES_CQ, cq->buf, cq->buf_size);
+	dray_parent_put(cq->parent);
 	free(cq);
 	return 0;
 }
@@ -411,7 +545,8 @@ int dray_destroy_cq(struct ibv_cq *ibcq)
  * Send or receive queue of 2^log_depth WQEs of 2^log_stride bytes after
  * the 64-byte doorbell record, with a wr_id per slot.
  */
-static int dray_wq_init(struct dray_context *ctx, struct dray_wq *wq,
+static int dray_wq_init(struct dray_context *ctx, struct ibv_pd *pd,
+			uint64_t type, struct dray_wq *wq,
 			unsigned int log_depth, unsigned int log_stride)
 {
 	int err;
@@ -424,9 +559,10 @@ static int dray_wq_init(struct dray_context *ctx, struct dray_wq *wq,
 	if (!wq->wrid)
 		return ENOMEM;
 
-	err = dray_queue_buf_alloc(ctx, DRAY_QUEUE_HDR_SIZE +
+	wq->type = type;
+	err = dray_queue_buf_alloc(ctx, pd, type, DRAY_QUEUE_HDR_SIZE +
 				   ((size_t)wq->depth << log_stride),
-				   &wq->buf, &wq->buf_size);
+				   &wq->buf, &wq->buf_size, &wq->buf_pd);
 	if (err) {
 		free(wq->wrid);
 		return err;
@@ -440,7 +576,7 @@ static int dray_wq_init(struct dray_context *ctx, struct dray_wq *wq,
 static void dray_wq_destroy(struct dray_wq *wq)
 {
 	pthread_spin_destroy(&wq->lock);
-	dray_queue_buf_free(wq->buf, wq->buf_size);
+	dray_queue_buf_free(wq->buf_pd, wq->type, wq->buf, wq->buf_size);
 	free(wq->wrid);
 }
 
@@ -607,7 +743,9 @@ static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 	dray_qp_geometry(&attr->cap, &sq_log_depth, &sq_log_stride,
 			 &rq_log_depth, &rq_log_stride);
 
-	err = dray_wq_init(ctx, &qp->sq, sq_log_depth, sq_log_stride);
+	qp->parent = dray_parent_get(attr->pd);
+	err = dray_wq_init(ctx, attr->pd, DRAY_RES_SQ, &qp->sq, sq_log_depth,
+			   sq_log_stride);
 	if (err)
 		goto err_free_qp;
 	/* On an SRQ the QP has no receive queue (the command says 0s). */
@@ -615,7 +753,8 @@ static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 		rq_log_depth = 0;
 		rq_log_stride = 0;
 	} else {
-		err = dray_wq_init(ctx, &qp->rq, rq_log_depth, rq_log_stride);
+		err = dray_wq_init(ctx, attr->pd, DRAY_RES_RQ, &qp->rq,
+				   rq_log_depth, rq_log_stride);
 		if (err)
 			goto err_destroy_sq;
 	}
@@ -689,6 +828,7 @@ err_destroy_rq:
 err_destroy_sq:
 	dray_wq_destroy(&qp->sq);
 err_free_qp:
+	dray_parent_put(qp->parent);
 	free(qp);
 err_out:
 	errno = err;
@@ -814,6 +954,7 @@ int dray_destroy_qp(struct ibv_qp *ibqp)
 	if (qp->rq.buf)
 		dray_wq_destroy(&qp->rq);
 	dray_wq_destroy(&qp->sq);
+	dray_parent_put(qp->parent);
 	free(qp);
 	return 0;
 }
@@ -886,7 +1027,9 @@ static int dray_srq_check_attr(struct dray_context *ctx,
 static void dray_srq_free(struct dray_srq *srq)
 {
 	if (srq->buf)
-		dray_queue_buf_free(srq->buf, srq->buf_size);
+		dray_queue_buf_free(srq->buf_pd, DRAY_RES_SRQ, srq->buf,
+				    srq->buf_size);
+	dray_parent_put(srq->parent);
 	pthread_spin_destroy(&srq->lock);
 	free(srq->busy);
 	free(srq->free);
@@ -895,6 +1038,7 @@ static void dray_srq_free(struct dray_srq *srq)
 }
 
 static struct dray_srq *dray_srq_alloc(struct dray_context *ctx,
+				       struct ibv_pd *pd,
 				       const struct ibv_srq_attr *attr)
 {
 	struct dray_srq *srq;
@@ -904,6 +1048,7 @@ static struct dray_srq *dray_srq_alloc(struct dray_context *ctx,
 	if (!srq)
 		return NULL;
 	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	srq->parent = dray_parent_get(pd);
 	srq->log_depth = dray_order(attr->max_wr);
 	srq->depth = 1U << srq->log_depth;
 	stride = DRAY_SRQ_WQE_HDR_SIZE +
@@ -921,9 +1066,9 @@ static struct dray_srq *dray_srq_alloc(struct dray_context *ctx,
 	for (i = 0; i < srq->depth; i++)
 		srq->free[i] = srq->depth - 1 - i;
 	srq->n_free = srq->depth;
-	if (dray_queue_buf_alloc(ctx, DRAY_QUEUE_HDR_SIZE +
+	if (dray_queue_buf_alloc(ctx, pd, DRAY_RES_SRQ, DRAY_QUEUE_HDR_SIZE +
 				 ((size_t)srq->depth << srq->log_stride),
-				 &srq->buf, &srq->buf_size))
+				 &srq->buf, &srq->buf_size, &srq->buf_pd))
 		goto err;
 	srq->db = srq->buf;
 	srq->ring = (uint8_t *)srq->buf + DRAY_QUEUE_HDR_SIZE;
@@ -954,7 +1099,7 @@ struct ibv_srq *dray_create_srq(struct ibv_pd *ibpd,
 	err = dray_srq_check_attr(ctx, &attr->attr);
 	if (err)
 		goto err_out;
-	srq = dray_srq_alloc(ctx, &attr->attr);
+	srq = dray_srq_alloc(ctx, ibpd, &attr->attr);
 	if (!srq) {
 		err = ENOMEM;
 		goto err_out;
@@ -1008,7 +1153,7 @@ struct ibv_srq *dray_create_srq_ex(struct ibv_context *ibctx,
 	err = dray_srq_check_attr(ctx, &attr->attr);
 	if (err)
 		goto err_out;
-	srq = dray_srq_alloc(ctx, &attr->attr);
+	srq = dray_srq_alloc(ctx, attr->pd, &attr->attr);
 	if (!srq) {
 		err = ENOMEM;
 		goto err_out;
