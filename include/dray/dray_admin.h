@@ -61,6 +61,7 @@ enum dray_aq_opcode {
 	DRAY_CMD_BIND_COUNTER_SET = 0x25,
 	DRAY_CMD_QUERY_COUNTERS	= 0x26,
 	DRAY_CMD_QUERY_STATE	= 0x27,
+	DRAY_CMD_RESIZE_CQ	= 0x28,
 	DRAY_CMD_MAX_OPCODE,
 };
 
@@ -113,6 +114,7 @@ enum dray_aq_syndrome {
 	DRAY_AQ_SYN_SRQ_LIMIT	= 32,
 	DRAY_AQ_SYN_COUNTER_SET	= 33,
 	DRAY_AQ_SYN_SCOPE	= 34,	/* QUERY_COUNTERS scope, QUERY_STATE kind */
+	DRAY_AQ_SYN_CONSUMER	= 35,	/* a doorbell record's consumer index */
 	DRAY_AQ_SYN_MAX,
 };
 
@@ -296,6 +298,29 @@ struct dray_cmd_create_cq {
 struct dray_cmd_destroy_cq {
 	__le32	cqn;
 	__le32	reserved;
+};
+
+/*
+ * RESIZE_CQ: CQ cqn continues in a new buffer of n_pages pages (doorbell
+ * record, then 2^log_depth CQEs). At once, with no CQE lost, the device
+ * stops writing the old ring and writes the new one. The CQEs software
+ * has not consumed yet (between the consumer index in the old doorbell
+ * record and the producer index) stay in the old ring; result = their
+ * number n, and the device starts the new ring at index n, so that
+ * software copies them into slots 0..n-1 of the new ring (with the new
+ * ring's phase) and consumes the new ring from 0. The arm request state
+ * carries over: software copies arm_seq and arm_flags into the new
+ * doorbell record first. BAD_PARAM with syndrome LOG_DEPTH if the new
+ * ring cannot hold n + 1 CQEs or log_depth is too large, PAGE_COUNT if
+ * the buffer is too small, CONSUMER if the old record's consumer index is
+ * not within the ring (then nothing changes).
+ */
+struct dray_cmd_resize_cq {
+	__le64	mtt_addr;
+	__le32	n_pages;
+	__le32	cqn;
+	__u8	log_depth;
+	__u8	reserved[7];
 };
 
 /*
@@ -636,6 +661,7 @@ struct dray_aq_entry {
 		struct dray_cmd_destroy_mr	destroy_mr;
 		struct dray_cmd_create_cq	create_cq;
 		struct dray_cmd_destroy_cq	destroy_cq;
+		struct dray_cmd_resize_cq	resize_cq;
 		struct dray_cmd_qp		qp;
 		struct dray_cmd_create_ah	create_ah;
 		struct dray_cmd_destroy_ah	destroy_ah;

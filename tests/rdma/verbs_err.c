@@ -1912,6 +1912,127 @@ TEST_F(pair, cq_event_solicited_only)
 	wc = wait_wc(_metadata, self->a.cq);
 }
 
+/* Resizing a CQ (ibv_resize_cq) */
+
+/* A: n signaled WRITEs of 8 bytes into B, wr_id base.. base + n - 1. */
+static void a_writes(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(pair) *self, uint64_t base, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, post1(self->a.qp, IBV_WR_RDMA_WRITE, base + i,
+				   (uintptr_t)self->a.buf, 8, self->a.mr->lkey,
+				   (uintptr_t)self->b.buf, self->b.mr->rkey));
+}
+
+/* Poll n completions: successes, wr_id *next on, in order. */
+static void a_expect(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(pair) *self, uint64_t *next, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct ibv_wc wc = wait_wc(_metadata, self->a.cq);
+
+		EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+		ASSERT_EQ(*next, wc.wr_id) TH_LOG("completion lost or reordered");
+		(*next)++;
+	}
+}
+
+/*
+ * Completions written before, during and after each resize all arrive,
+ * in order, none twice: rings swapped while WRs are in flight and CQEs
+ * are waiting unpolled, growing and shrinking.
+ */
+TEST_F(pair, resize_cq_under_traffic)
+{
+	static const int sizes[] = { 200, 40, 1000, 33, 64, 500 };
+	struct ibv_wc wc;
+	uint64_t next = 0, posted = 0;
+	unsigned int i;
+	int err;
+
+	err = ibv_resize_cq(self->a.cq, 100);
+	if (err == EOPNOTSUPP)
+		SKIP(return, "ibv_resize_cq: not supported on %s", dev_name(0));
+	ASSERT_EQ(0, err);
+	EXPECT_LE(100, self->a.cq->cqe);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		/* 30 in flight, 10 of them polled, then the resize. */
+		a_writes(_metadata, self, posted, 30);
+		posted += 30;
+		a_expect(_metadata, self, &next, 10);
+		ASSERT_ERRNO(0, ibv_resize_cq(self->a.cq, sizes[i]));
+		EXPECT_LE(sizes[i], self->a.cq->cqe);
+		a_writes(_metadata, self, posted, 10);
+		posted += 10;
+		a_expect(_metadata, self, &next, 30);
+	}
+	EXPECT_EQ(posted, next);
+	EXPECT_EQ(0, poll_n(self->a.cq, &wc, 1, 200)) TH_LOG("a completion twice");
+}
+
+/*
+ * Too small for the completions not polled yet: EINVAL, and the CQ keeps
+ * all of them. The same size again: nothing to do. Bad sizes: EINVAL.
+ * 40 WRITEs and one with a bad rkey: its error completion, the last one,
+ * raises the solicited-only event, so all 41 are in the CQ by then.
+ */
+TEST_F(pair, resize_cq_too_small_keeps_everything)
+{
+	uint64_t next = 0;
+	struct ibv_wc wc;
+	int cqe, err;
+
+	err = ibv_resize_cq(self->a.cq, CQE);
+	if (err == EOPNOTSUPP)
+		SKIP(return, "ibv_resize_cq: not supported on %s", dev_name(0));
+	ASSERT_EQ(0, err);
+	if (self->rxe)
+		SKIP(return, "rxe deviation: no solicited-only event for an error completion");
+	cqe = self->a.cq->cqe;
+	ASSERT_EQ(0, ibv_req_notify_cq(self->a.cq, 1));
+	a_writes(_metadata, self, 0, 40);
+	ASSERT_EQ(0, post1(self->a.qp, IBV_WR_RDMA_WRITE, 40,
+			   (uintptr_t)self->a.buf, 8, self->a.mr->lkey,
+			   (uintptr_t)self->b.buf, self->b.mr->rkey ^ 0x80));
+	ASSERT_TRUE(cq_event(&self->a, WAIT_MS)) TH_LOG("no error completion");
+
+	ASSERT_ERRNO(EINVAL, ibv_resize_cq(self->a.cq, 20));
+	EXPECT_EQ(cqe, self->a.cq->cqe);
+	ASSERT_ERRNO(EINVAL, ibv_resize_cq(self->a.cq, 0));
+	ASSERT_ERRNO(EINVAL, ibv_resize_cq(self->a.cq, -1));
+	ASSERT_ERRNO(EINVAL, ibv_resize_cq(self->a.cq,
+					   self->a.attr.max_cqe + 1));
+	ASSERT_ERRNO(0, ibv_resize_cq(self->a.cq, cqe));
+	/* Large enough for the 41: they move to the new ring. */
+	ASSERT_ERRNO(0, ibv_resize_cq(self->a.cq, 41));
+	a_expect(_metadata, self, &next, 40);
+	wc = wait_wc(_metadata, self->a.cq);
+	EXPECT_STATUS(IBV_WC_REM_ACCESS_ERR, wc);
+	EXPECT_EQ(40ULL, wc.wr_id);
+	EXPECT_EQ(0, poll_n(self->a.cq, &wc, 1, 200));
+}
+
+/* A CQ armed before the resize raises its event after it. */
+TEST_F(pair, resize_cq_keeps_the_arm_request)
+{
+	uint64_t next = 0;
+	int err;
+
+	ASSERT_EQ(0, ibv_req_notify_cq(self->a.cq, 0));
+	err = ibv_resize_cq(self->a.cq, 1000);
+	if (err == EOPNOTSUPP)
+		SKIP(return, "ibv_resize_cq: not supported on %s", dev_name(0));
+	ASSERT_EQ(0, err);
+	EXPECT_FALSE(cq_event(&self->a, 100)) TH_LOG("event before any CQE");
+	a_writes(_metadata, self, 0, 1);
+	EXPECT_TRUE(cq_event(&self->a, WAIT_MS)) TH_LOG("no event after resize");
+	a_expect(_metadata, self, &next, 1);
+}
+
 /* Local protection: the requester's own SGEs */
 
 /* rxe reports an lkey it cannot find as LOC_QP_OP_ERR */

@@ -110,6 +110,11 @@ UNIT_TEST(object_command_layouts)
 	CHECK_EQ(offsetof(struct dray_cmd_create_cq, n_pages), 8);
 	CHECK_EQ(offsetof(struct dray_cmd_create_cq, eqn), 12);
 	CHECK_EQ(offsetof(struct dray_cmd_create_cq, log_depth), 16);
+	CHECK_EQ(sizeof(struct dray_cmd_resize_cq), 24);
+	CHECK_EQ(offsetof(struct dray_cmd_resize_cq, mtt_addr), 0);
+	CHECK_EQ(offsetof(struct dray_cmd_resize_cq, n_pages), 8);
+	CHECK_EQ(offsetof(struct dray_cmd_resize_cq, cqn), 12);
+	CHECK_EQ(offsetof(struct dray_cmd_resize_cq, log_depth), 16);
 	CHECK_EQ(offsetof(struct dray_cmd_qp, qpn), 0);
 	CHECK_EQ(offsetof(struct dray_cmd_qp, len), 4);
 	CHECK_EQ(offsetof(struct dray_cmd_qp, addr), 8);

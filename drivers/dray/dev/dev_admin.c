@@ -286,6 +286,8 @@ static const struct aq_op aq_ops[DRAY_CMD_MAX_OPCODE] = {
 					struct dray_cmd_create_cq),
 	[DRAY_CMD_DESTROY_CQ]	= AQ_OP(dray_hw_cmd_destroy_cq,
 					struct dray_cmd_destroy_cq),
+	[DRAY_CMD_RESIZE_CQ]	= AQ_OP(dray_hw_cmd_resize_cq,
+					struct dray_cmd_resize_cq),
 	[DRAY_CMD_CREATE_QP]	= AQ_OP(dray_hw_cmd_create_qp,
 					struct dray_cmd_qp),
 	[DRAY_CMD_MODIFY_QP]	= AQ_OP(dray_hw_cmd_modify_qp,

@@ -52,6 +52,8 @@ void dray_hw_cmd_destroy_mw(struct dray_hw *hw, const struct dray_aq_entry *e,
 /* dev_cq.c */
 void dray_hw_cmd_create_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 			   struct dray_aq_result *res);
+void dray_hw_cmd_resize_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
+			   struct dray_aq_result *res);
 void dray_hw_cmd_destroy_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 			    struct dray_aq_result *res);
 void dray_hw_cqs_destroy(struct dray_hw *hw);

@@ -113,6 +113,98 @@ free_cq:
 	dray_aq_fail(res, status, syndrome);
 }
 
+/*
+ * Move CQ @cq to the new ring @buf of @depth CQEs, under engine.lock so
+ * that no CQE is being written. The unconsumed CQEs stay in the old ring
+ * for software to copy; the new ring starts after them. Returns their
+ * number, or -EINVAL (*syndrome set) and nothing changed.
+ */
+static int cq_swap_ring(struct dray_hw_cq *cq, struct dray_hw_buf *buf,
+			u32 depth, u32 *syndrome)
+{
+	struct dray_cq_db *db = buf->vaddr;
+	u32 ci, left;
+
+	ci = le32_to_cpu(READ_ONCE(cq->db->consumer));
+	left = cq->pi - ci;
+	if (left > cq->depth) {
+		*syndrome = DRAY_AQ_SYN_CONSUMER;
+		return -EINVAL;
+	}
+	if (left >= depth) {
+		*syndrome = DRAY_AQ_SYN_LOG_DEPTH;
+		return -EINVAL;
+	}
+	swap(cq->buf, *buf);
+	cq->db = db;
+	cq->ring = cq->buf.vaddr + DRAY_QUEUE_HDR_SIZE;
+	cq->depth = depth;
+	cq->pi = left;
+	cq->ci_seen = 0;
+	/* arm_seq_seen stays: software carried arm_seq over. */
+	WRITE_ONCE(cq->db->producer, cpu_to_le32(left));
+	return left;
+}
+
+void dray_hw_cmd_resize_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
+			   struct dray_aq_result *res)
+{
+	const struct dray_cmd_resize_cq *cmd = &e->u.resize_cq;
+	struct dray_hw_engine *eng = &hw->engine;
+	u32 n_pages = le32_to_cpu(cmd->n_pages);
+	u32 depth, need, syndrome = DRAY_AQ_SYN_NONE;
+	struct dray_hw_buf buf = {};
+	struct dray_hw_cq *cq;
+	int status, left;
+
+	if (memchr_inv(cmd->reserved, 0, sizeof(cmd->reserved))) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return;
+	}
+	if (cmd->log_depth > ilog2(DRAY_HW_MAX_CQE)) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_LOG_DEPTH);
+		return;
+	}
+	depth = 1U << cmd->log_depth;
+	need = DIV_ROUND_UP(DRAY_QUEUE_HDR_SIZE + depth * DRAY_CQE_SIZE,
+			    DRAY_PAGE_SIZE);
+	if (n_pages < need) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM,
+			     DRAY_AQ_SYN_PAGE_COUNT);
+		return;
+	}
+	status = dray_hw_buf_map(hw, le64_to_cpu(cmd->mtt_addr), need, &buf,
+				 &syndrome);
+	if (status) {
+		dray_aq_fail(res, status, syndrome);
+		return;
+	}
+
+	mutex_lock(&eng->admin_lock);
+	cq = xa_load(&eng->cqs, le32_to_cpu(cmd->cqn));
+	if (!cq) {
+		mutex_unlock(&eng->admin_lock);
+		dray_hw_buf_unmap(&buf);
+		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_CQN);
+		return;
+	}
+	dray_hw_engine_lock(hw);
+	left = cq_swap_ring(cq, &buf, depth, &syndrome);
+	dray_hw_engine_unlock(hw);
+	if (left < 0)
+		cq_dbg(hw, cq, "resize to %u refused, syndrome %u\n", depth,
+		       syndrome);
+	mutex_unlock(&eng->admin_lock);
+
+	/* The old ring (or, refused, the new one): the device is done. */
+	dray_hw_buf_unmap(&buf);
+	if (left < 0) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, syndrome);
+		return;
+	}
+	res->result = left;
+}
+
 void dray_hw_cmd_destroy_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 			    struct dray_aq_result *res)
 {

@@ -28,6 +28,7 @@ static const char * const aq_opcode_names[DRAY_CMD_MAX_OPCODE] = {
 	[DRAY_CMD_DESTROY_MR]	= "DESTROY_MR",
 	[DRAY_CMD_CREATE_CQ]	= "CREATE_CQ",
 	[DRAY_CMD_DESTROY_CQ]	= "DESTROY_CQ",
+	[DRAY_CMD_RESIZE_CQ]	= "RESIZE_CQ",
 	[DRAY_CMD_CREATE_QP]	= "CREATE_QP",
 	[DRAY_CMD_MODIFY_QP]	= "MODIFY_QP",
 	[DRAY_CMD_QUERY_QP]	= "QUERY_QP",
@@ -99,6 +100,10 @@ static void aq_object(const struct dray_aq_entry *e, char *buf, size_t len)
 	case DRAY_CMD_DESTROY_CQ:
 		snprintf(buf, len, "CQ %u", le32_to_cpu(e->u.destroy_cq.cqn));
 		break;
+	case DRAY_CMD_RESIZE_CQ:
+		snprintf(buf, len, "CQ %u, log_depth %u",
+			 le32_to_cpu(e->u.resize_cq.cqn), e->u.resize_cq.log_depth);
+		break;
 	case DRAY_CMD_MODIFY_QP:
 	case DRAY_CMD_QUERY_QP:
 	case DRAY_CMD_DESTROY_QP:
@@ -159,6 +164,11 @@ static const char * const aq_syndrome_names[DRAY_AQ_SYN_MAX] = {
 	[DRAY_AQ_SYN_IN_LEN]	= "in_len",
 	[DRAY_AQ_SYN_SGID_INDEX] = "sgid index",
 	[DRAY_AQ_SYN_FLAGS]	= "flags",
+	[DRAY_AQ_SYN_SRQN]	= "srqn",
+	[DRAY_AQ_SYN_SRQ_LIMIT]	= "srq limit",
+	[DRAY_AQ_SYN_COUNTER_SET] = "counter set",
+	[DRAY_AQ_SYN_SCOPE]	= "scope",
+	[DRAY_AQ_SYN_CONSUMER]	= "consumer index",
 };
 
 static const char *aq_syndrome_name(u32 syn)

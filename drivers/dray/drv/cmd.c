@@ -377,6 +377,21 @@ int dray_admin_destroy_cq(struct dray_dev *dev, u32 cqn)
 	return cmd_destroy(dev, DRAY_CMD_DESTROY_CQ, cqn);
 }
 
+int dray_admin_resize_cq(struct dray_dev *dev, u32 cqn,
+			 const struct dray_cq_params *p, u32 *carried)
+{
+	struct dray_cmd_resize_cq *c;
+	struct dray_aq_entry e;
+
+	cmd_init(&e, DRAY_CMD_RESIZE_CQ);
+	c = &e.u.resize_cq;
+	c->mtt_addr = cpu_to_le64(p->mtt_addr);
+	c->n_pages = cpu_to_le32(p->n_pages);
+	c->cqn = cpu_to_le32(cqn);
+	c->log_depth = p->log_depth;
+	return cmd_create_result(dev, &e, carried);
+}
+
 static_assert(offsetof(struct dray_cmd_srq, srqn) == 0);
 
 int dray_admin_create_srq(struct dray_dev *dev, dma_addr_t mtt_addr,

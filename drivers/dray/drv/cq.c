@@ -5,7 +5,8 @@
  * A CQ's ring lives in user memory allocated by the provider: a 64-byte
  * doorbell record, then 2^log_depth 32-byte CQEs (dray_queue.h). The
  * driver pins it and hands the device its MTT; the provider polls it and
- * arms it in the doorbell record. The device raises completion events on
+ * arms it in the doorbell record. ibv_resize_cq gives a new ring the same
+ * way (dray_resize_cq()). The device raises completion events on
  * the completion EQ and CQ errors on the async EQ; both are dispatched
  * here through dev->cqs.
  */
@@ -221,6 +222,7 @@ int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct dray_create_cq_cmd cmd;
 	int ret;
 
+	mutex_init(&cq->resize_lock);
 	if (!udata)
 		return dray_kcq_create(dev, cq, attr);
 	ret = dray_udata_cmd(dev, udata, &cmd, sizeof(cmd),
@@ -246,6 +248,90 @@ int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 destroy_cq:
 	dray_destroy_cq(ibcq, udata);
+	return ret;
+}
+
+/**
+ * dray_resize_cq() - move a user CQ to a new ring the provider allocated
+ * @ibcq: the CQ
+ * @cqe: the CQEs it must hold at least
+ * @udata: struct dray_resize_cq_cmd in, struct dray_resize_cq_resp out
+ *
+ * The device switches rings at once (RESIZE_CQ): CQEs not consumed yet
+ * stay in the old ring for the provider to copy over (resp.carried of
+ * them), new ones go to the new ring. The old ring is unpinned after.
+ * Kernel CQs cannot be resized (-EOPNOTSUPP).
+ *
+ * Return: 0, or -EINVAL (a bad ring, or one too small for the CQEs not
+ * consumed yet), -EFAULT, -ENOMEM, -EOPNOTSUPP.
+ */
+int dray_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct dray_dev *dev = to_ddev(ibcq->device);
+	struct ib_cq_init_attr attr = { .cqe = cqe };
+	struct dray_cq *cq = to_dcq(ibcq);
+	struct dray_resize_cq_resp resp = {};
+	struct dray_create_cq_cmd ring = {};
+	struct dray_resize_cq_cmd cmd;
+	struct dray_cq_params p = {};
+	struct ib_umem *umem, *old;
+	struct dray_mtt mtt;
+	u64 needed;
+	int ret;
+
+	if (!udata || cq->kcq)
+		return -EOPNOTSUPP;
+	ret = dray_udata_cmd(dev, udata, &cmd, sizeof(cmd),
+			     offsetofend(typeof(cmd), log_depth), "resize_cq");
+	if (ret)
+		return ret;
+	/* The same rules as a new CQ's ring. */
+	ring.buf_addr = cmd.buf_addr;
+	ring.buf_size = cmd.buf_size;
+	ring.log_depth = cmd.log_depth;
+	memcpy(ring.reserved, cmd.reserved, sizeof(ring.reserved));
+	ret = dray_cq_check(dev, &attr, &ring);
+	if (ret)
+		return ret;
+
+	needed = DRAY_QUEUE_HDR_SIZE + ((u64)DRAY_CQE_SIZE << cmd.log_depth);
+	p.log_depth = cmd.log_depth;
+	mutex_lock(&cq->resize_lock);
+	umem = dray_queue_pin(dev, "cq", cmd.buf_addr, cmd.buf_size, needed,
+			      &p.n_pages);
+	if (IS_ERR(umem)) {
+		ret = PTR_ERR(umem);
+		goto unlock;
+	}
+	ret = dray_mtt_build(dev, umem, p.n_pages, &mtt);
+	if (ret)
+		goto release_umem;
+	p.mtt_addr = dray_mtt_addr(&mtt);
+	ret = dray_admin_resize_cq(dev, cq->cqn, &p, &resp.carried);
+	dray_mtt_free(dev, &mtt);
+	if (ret) {
+		dcq_dbg(cq, "resize to 2^%u refused (%d)\n", cmd.log_depth,
+			ret);
+		goto release_umem;
+	}
+	old = cq->umem;
+	cq->umem = umem;
+	ibcq->cqe = min_t(u32, 1U << cmd.log_depth, dray_max_cqe(&dev->caps));
+	mutex_unlock(&cq->resize_lock);
+	ib_umem_release(old);
+
+	/*
+	 * The CQ uses the new ring now whatever happens to the response; a
+	 * provider that cannot read it only harms its own memory, which
+	 * stays pinned until the CQ is destroyed.
+	 */
+	return dray_udata_resp(dev, udata, &resp, sizeof(resp),
+			       offsetofend(typeof(resp), carried), "resize_cq");
+
+release_umem:
+	ib_umem_release(umem);
+unlock:
+	mutex_unlock(&cq->resize_lock);
 	return ret;
 }
 

@@ -226,6 +226,7 @@ struct dray_cq {
 	u32			cqn;
 	refcount_t		refs;	/* dev->cqs' and event dispatch's */
 	struct completion	unused;	/* refs dropped to zero */
+	struct mutex		resize_lock;	/* umem, against resize_cq */
 };
 
 /*
@@ -558,6 +559,8 @@ int dray_admin_destroy_mw(struct dray_dev *dev, u32 key);
 int dray_admin_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,
 			 u32 *cqn);
 int dray_admin_destroy_cq(struct dray_dev *dev, u32 cqn);
+int dray_admin_resize_cq(struct dray_dev *dev, u32 cqn,
+			 const struct dray_cq_params *p, u32 *carried);
 int dray_admin_create_qp(struct dray_dev *dev, const struct dray_qp_params *p,
 			 u32 *qpn);
 int dray_admin_modify_qp(struct dray_dev *dev, u32 qpn,
@@ -639,6 +642,7 @@ int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct ib_udata *udata);
 int dray_cq_attr_check(struct dray_dev *dev, const struct ib_cq_init_attr *attr);
 int dray_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int dray_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 void dray_cq_event(struct dray_dev *dev, u32 cqn, u8 type);
 int dray_cq_publish(struct dray_dev *dev, struct dray_cq *cq);
 void dray_cq_unpublish(struct dray_dev *dev, struct dray_cq *cq);

@@ -441,6 +441,7 @@ const struct ib_device_ops dray_dev_ops = {
 	.map_mr_sg = dray_map_mr_sg,
 	.destroy_ah = dray_destroy_ah,
 	.destroy_cq = dray_destroy_cq,
+	.resize_cq = dray_resize_cq,
 	.destroy_qp = dray_destroy_qp,
 	.destroy_srq = dray_destroy_srq,
 	.disassociate_ucontext = dray_disassociate_ucontext,

@@ -64,6 +64,24 @@ struct dray_create_cq_resp {
 };
 
 /*
+ * ibv_resize_cq: the new CQ buffer (as for create). The response says how
+ * many unconsumed CQEs stayed in the old ring (from the consumer index in
+ * its doorbell record on): the provider copies them into slots 0 on of
+ * the new ring, where the device starts after them.
+ */
+struct dray_resize_cq_cmd {
+	__aligned_u64 buf_addr;
+	__u32 buf_size;
+	__u8 log_depth;
+	__u8 reserved[3];
+};
+
+struct dray_resize_cq_resp {
+	__u32 carried;
+	__u32 reserved;
+};
+
+/*
  * SQ and RQ buffers, each page aligned: a 64-byte doorbell record then
  * 2^log_depth WQEs of 2^log_stride bytes. A QP on an SRQ has no receive
  * queue: rq_buf_addr, rq_buf_size, rq_log_depth and rq_log_stride are 0.

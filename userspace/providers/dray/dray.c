@@ -49,6 +49,7 @@ static const struct verbs_context_ops dray_ctx_ops = {
 	.bind_mw = dray_bind_mw,
 	.destroy_ah = dray_destroy_ah,
 	.destroy_cq = dray_destroy_cq,
+	.resize_cq = dray_resize_cq,
 	.destroy_qp = dray_destroy_qp,
 	.destroy_srq = dray_destroy_srq,
 	.free_context = dray_free_context,

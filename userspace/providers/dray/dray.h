@@ -323,6 +323,7 @@ struct ibv_cq *dray_create_cq(struct ibv_context *ibctx, int cqe,
 struct ibv_cq_ex *dray_create_cq_ex(struct ibv_context *ibctx,
 				    struct ibv_cq_init_attr_ex *attr);
 int dray_destroy_cq(struct ibv_cq *ibcq);
+int dray_resize_cq(struct ibv_cq *ibcq, int cqe);
 struct ibv_qp *dray_create_qp(struct ibv_pd *ibpd,
 			      struct ibv_qp_init_attr *attr);
 struct ibv_qp *dray_create_qp_ex(struct ibv_context *ibctx,

@@ -29,6 +29,10 @@ DECLARE_DRV_CMD(dray_ucmd_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD,
 DECLARE_DRV_CMD(dray_ucmd_create_cq, IB_USER_VERBS_EX_CMD_CREATE_CQ,
 		dray_create_cq_cmd, dray_create_cq_resp);
 
+/* RESIZE_CQ: the new CQ buffer; how many CQEs to carry over, back. */
+DECLARE_DRV_CMD(dray_ucmd_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
+		dray_resize_cq_cmd, dray_resize_cq_resp);
+
 /* CREATE_QP: the SQ and RQ buffers the provider allocated. */
 DECLARE_DRV_CMD(dray_ucmd_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		dray_create_qp_cmd, dray_create_qp_resp);

@@ -542,6 +542,111 @@ int dray_destroy_cq(struct ibv_cq *ibcq)
 }
 
 /*
+ * ibv_resize_cq: a new ring of the next power of two >= cqe + 1 (the CQ's
+ * parent domain allocates it, if it has one). Under the CQ's lock, so no
+ * poller runs: the consumer index is published to the old record, the arm
+ * state copied into the new one, then the device switches (RESIZE_CQ) and
+ * says how many CQEs were left unconsumed; those are copied from the old
+ * ring into slots 0 on of the new one, where the device starts after
+ * them, and polling goes on from slot 0.
+ */
+int dray_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct dray_context *ctx = to_dray_ctx(ibcq->context);
+	struct dray_cq *cq = to_dray_cq(ibcq);
+	struct dray_ucmd_resize_cq_resp resp = {};
+	struct dray_ucmd_resize_cq cmd = {};
+	struct dray_pd *buf_pd;
+	struct dray_cq_db *db;
+	struct dray_cqe *ring;
+	unsigned int log_depth;
+	uint32_t depth, pending, i;
+	size_t buf_size;
+	void *buf;
+	int err;
+
+	if (cqe < 1 || (uint32_t)cqe > ctx->max_cqe || cqe >= (1 << 30)) {
+		verbs_err(&ctx->ibv_ctx, "resize_cq: cqe %d out of range 1..%u\n",
+			  cqe, ctx->max_cqe);
+		return EINVAL;
+	}
+	log_depth = dray_order((uint32_t)cqe + 1);
+	depth = 1U << log_depth;
+
+	pthread_spin_lock(&cq->lock);
+	if (depth == cq->depth) {
+		pthread_spin_unlock(&cq->lock);
+		return 0;
+	}
+	/* The CQEs not polled yet must fit (the device checks again). */
+	pending = le32toh(atomic_load_explicit(
+			(_Atomic(uint32_t) *)&cq->db->producer,
+			memory_order_acquire)) - cq->consumer;
+	if (pending >= depth) {
+		verbs_err(&ctx->ibv_ctx,
+			  "resize_cq: %u completions not polled, %u do not hold them\n",
+			  pending, depth - 1);
+		err = EINVAL;
+		goto out;
+	}
+	err = dray_queue_buf_alloc(ctx, cq->parent ? &cq->parent->ibv_pd :
+				   NULL, DRAY_RES_CQ, DRAY_QUEUE_HDR_SIZE +
+				   (size_t)depth * DRAY_CQE_SIZE, &buf,
+				   &buf_size, &buf_pd);
+	if (err)
+		goto out;
+	db = buf;
+	ring = (struct dray_cqe *)((uint8_t *)buf + DRAY_QUEUE_HDR_SIZE);
+	db->arm_seq = cq->db->arm_seq;
+	db->arm_flags = cq->db->arm_flags;
+	atomic_store_explicit((_Atomic(uint32_t) *)&cq->db->consumer,
+			      htole32(cq->consumer), memory_order_release);
+	cq->consumer_published = cq->consumer;
+
+	cmd.buf_addr = (uintptr_t)buf;
+	cmd.buf_size = buf_size;
+	cmd.log_depth = log_depth;
+	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibv_ctx, "RESIZE_CQ of CQ %u to %u failed: %s\n",
+			  cq->cqn, depth, strerror(err));
+		dray_queue_buf_free(buf_pd, DRAY_RES_CQ, buf, buf_size);
+		goto out;
+	}
+	if (resp.carried >= depth) {
+		/* Cannot happen with a sane device; keep going, lose none. */
+		verbs_err(&ctx->ibv_ctx, "RESIZE_CQ: %u CQEs to carry into %u\n",
+			  resp.carried, depth);
+		resp.carried = depth - 1;
+	}
+	udma_from_device_barrier();
+	for (i = 0; i < resp.carried; i++) {
+		const struct dray_cqe *src =
+			&cq->ring[dray_ring_slot(cq->consumer + i, cq->depth)];
+		struct dray_cqe *dst = &ring[dray_ring_slot(i, depth)];
+
+		*dst = *src;
+		dst->flags = (uint8_t)((src->flags & ~DRAY_CQE_F_PHASE) |
+				       dray_ring_phase(i, depth));
+	}
+	dray_queue_buf_free(cq->buf_pd, DRAY_RES_CQ, cq->buf, cq->buf_size);
+	cq->buf = buf;
+	cq->buf_size = buf_size;
+	cq->buf_pd = buf_pd;
+	cq->db = db;
+	cq->ring = ring;
+	cq->depth = depth;
+	cq->consumer = 0;
+	cq->consumer_published = 0;
+	cq->cur_cqe = NULL;
+	cq->vcq.cq.cqe = depth - 1;
+out:
+	pthread_spin_unlock(&cq->lock);
+	return err;
+}
+
+/*
  * Send or receive queue of 2^log_depth WQEs of 2^log_stride bytes after
  * the 64-byte doorbell record, with a wr_id per slot.
  */
