@@ -377,6 +377,16 @@ TEST_F(fn, create_qp_rc)
 	WALK("ibv_create_qp(RC)", make_rc, undo_qp);
 }
 
+static void *make_uc(FIXTURE_DATA(fn) *self)
+{
+	return make_qp_of(self, IBV_QPT_UC, NULL);
+}
+
+TEST_F(fn, create_qp_uc)
+{
+	WALK("ibv_create_qp(UC)", make_uc, undo_qp);
+}
+
 TEST_F(fn, create_qp_ud)
 {
 	WALK("ibv_create_qp(UD)", make_ud, undo_qp);
@@ -533,6 +543,33 @@ static void *make_rereg(FIXTURE_DATA(fn) *self)
 TEST_F(fn, rereg_mr)
 {
 	WALK("ibv_reg_mr + ibv_rereg_mr", make_rereg, undo_mr);
+}
+
+/* A CQ grown to a new ring: a failed resize leaves the CQ as it was. */
+static void *make_resized_cq(FIXTURE_DATA(fn) *self)
+{
+	struct ibv_cq *cq = ibv_create_cq(self->ctx, 64, NULL, NULL, 0);
+	int err;
+
+	if (!cq)
+		return NULL;
+	err = ibv_resize_cq(cq, 2000);
+	if (err) {
+		if (cq->cqe < 64 || cq->cqe >= 2000)
+			die("resize failed (%s) and changed cqe to %d",
+			    strerror(err), cq->cqe);
+		if (ibv_destroy_cq(cq))
+			die("destroy after a failed resize: %s",
+			    strerror(errno));
+		errno = err;
+		return NULL;
+	}
+	return cq;
+}
+
+TEST_F(fn, resize_cq)
+{
+	WALK("ibv_create_cq + ibv_resize_cq", make_resized_cq, undo_cq);
 }
 
 /*
