@@ -39,6 +39,10 @@
 #   loss       netem loss 1% duplicate 1% reorder 5% delay 1ms on both
 #              veths, then a long integrity run of writes, reads, sends
 #              (and atomics) that must end with every byte correct
+#   distro     dray only: the provider installed into Debian's libibverbs 44
+#              (/usr/lib/x86_64-linux-gnu/libibverbs, dray.driver), then
+#              Debian's ibv_devinfo, ibv_{rc,ud,uc}_pingpong, perftest and
+#              ucx_info with a clean environment
 #   counters   dray's counters through `rdma statistic` (port counters,
 #              automatic and manual per-QP binding) against traffic of a
 #              known size, RNR NAKs, netem loss 20 %, and the dray
@@ -71,7 +75,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest integrity verbs_err hostile ud uc srq dmabuf failnth abifuzz evflood loss counters ucx mpi}
+groups=${*:-pingpong perftest integrity verbs_err hostile ud uc srq dmabuf failnth abifuzz evflood loss counters ucx mpi distro}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -558,6 +562,69 @@ if want loss; then
 		show "$LOG/tc"
 	fi
 	netem_off
+fi
+
+# --- distro: Debian's own libibverbs and tools -------------------------------
+# The provider built in rdma-core 56.1 installed into Debian 12's
+# libibverbs 44 (the same private ABI, IBVERBS_PRIVATE_34) as a package
+# would put it: the .so in the distribution's provider directory and
+# /etc/libibverbs.d/dray.driver. Then Debian's binaries run with a clean
+# environment (no LD_LIBRARY_PATH, no RDMAV_* variables). The guest's root
+# is an overlay: nothing of this reaches the host.
+distro_group() {
+	local lib provdir clean out rc ok
+	lib=$(readlink -f /usr/lib/x86_64-linux-gnu/libibverbs.so.1 2>/dev/null)
+	provdir=/usr/lib/x86_64-linux-gnu/libibverbs
+	if [[ ! -e $lib || ! -x /usr/bin/ibv_devinfo ]]; then
+		tap_fail "distro: Debian's libibverbs1 and ibverbs-utils are installed"
+		return
+	fi
+	clean="env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root"
+	out=$LOG/distro
+	# Not installed yet: Debian's libibverbs does not see the device.
+	$clean /usr/bin/ibv_devinfo -d "$DEV_A" >"$out.before" 2>&1
+	! grep -q "hca_id:[[:space:]]*$DEV_A" "$out.before"
+	report "distro: without the provider installed Debian's ibv_devinfo has no $DEV_A" "$?" distro
+	install -m 0644 "$ROOT/build/rdma-core/build/lib/libdray-rdmav34.so" \
+		"$provdir/libdray-rdmav34.so" &&
+		echo "driver dray" >/etc/libibverbs.d/dray.driver
+	report "distro: provider installed into ${lib##*/} ($provdir)" "$?" setup
+	# Debian's ibv_devinfo, and that it runs on Debian's libibverbs.
+	$clean ldd /usr/bin/ibv_devinfo >"$out.ldd" 2>&1
+	$clean /usr/bin/ibv_devinfo -v -d "$DEV_A" >"$out.info" 2>&1
+	rc=$?
+	ok=1
+	[[ $rc -eq 0 ]] && grep -q "hca_id:[[:space:]]*$DEV_A" "$out.info" &&
+		grep -q "PORT_ACTIVE" "$out.info" &&
+		grep -q "libibverbs.so.1 => /lib/x86_64-linux-gnu/libibverbs.so.1" "$out.ldd" &&
+		ok=0
+	report "distro: /usr/bin/ibv_devinfo -d $DEV_A (Debian's libibverbs, clean environment)" "$ok" distro
+	local t
+	for t in rc ud uc; do
+		next_port
+		server_client "distro-$t" 120 \
+			"$clean /usr/bin/ibv_${t}_pingpong -d $DEV_B -g $GID_B -n 100 -p $PAIR_PORT" \
+			"$clean /usr/bin/ibv_${t}_pingpong -d $DEV_A -g $GID_A -n 100 -p $PAIR_PORT $ADDR_B"
+		rc=$?
+		[[ $rc -eq 0 ]] && ! grep -q "bytes in" "$LOG/distro-$t.cli" && rc=1
+		report "distro: /usr/bin/ibv_${t}_pingpong $DEV_A<->$DEV_B" "$rc" "distro-$t"
+	done
+	for t in ib_write_bw ib_read_bw ib_send_lat; do
+		perf_pair "$LOG/distro-pt" "$clean /usr/bin/$t" "" 200 "$DEV_B" \
+			"$GID_B" "$DEV_A" "$GID_A" "$ADDR_B"
+		rc=$?
+		report "distro: /usr/bin/$t $DEV_A<->$DEV_B (perftest on Debian's libibverbs)" "$rc" distro-pt
+	done
+	if [[ -x /usr/bin/ucx_info ]]; then
+		$clean /usr/bin/ucx_info -d >"$out.ucx" 2>&1
+		grep -A3 "Transport: rc_verbs" "$out.ucx" | grep -q "Device: $DEV_A:1"
+		report "distro: Debian's UCX finds $DEV_A:1 (rc_verbs) with no environment" "$?" distro
+	fi
+	rm -f "$provdir/libdray-rdmav34.so" /etc/libibverbs.d/dray.driver
+}
+
+if want distro && [[ $kind == dray ]]; then
+	distro_group
 fi
 
 # --- counters ----------------------------------------------------------------
