@@ -62,6 +62,8 @@ enum dray_aq_opcode {
 	DRAY_CMD_QUERY_COUNTERS	= 0x26,
 	DRAY_CMD_QUERY_STATE	= 0x27,
 	DRAY_CMD_RESIZE_CQ	= 0x28,
+	DRAY_CMD_ATTACH_MCAST	= 0x29,
+	DRAY_CMD_DETACH_MCAST	= 0x2a,
 	DRAY_CMD_MAX_OPCODE,
 };
 
@@ -115,6 +117,7 @@ enum dray_aq_syndrome {
 	DRAY_AQ_SYN_COUNTER_SET	= 33,
 	DRAY_AQ_SYN_SCOPE	= 34,	/* QUERY_COUNTERS scope, QUERY_STATE kind */
 	DRAY_AQ_SYN_CONSUMER	= 35,	/* a doorbell record's consumer index */
+	DRAY_AQ_SYN_MGID	= 36,	/* not a multicast GID, or not attached */
 	DRAY_AQ_SYN_MAX,
 };
 
@@ -315,6 +318,18 @@ struct dray_cmd_destroy_cq {
  * the buffer is too small, CONSUMER if the old record's consumer index is
  * not within the ring (then nothing changes).
  */
+/*
+ * ATTACH_MCAST, DETACH_MCAST: UD QP qpn joins or leaves the multicast
+ * group gid (a RoCEv2 multicast GID: IPv6 ff00::/8, or IPv4-mapped
+ * 224.0.0.0/4). The device then takes UD frames sent to that address with
+ * BTH destination QP 0xffffff for every QP attached (§8).
+ */
+struct dray_cmd_mcast {
+	__le32	qpn;
+	__le32	reserved;
+	__u8	gid[16];
+};
+
 struct dray_cmd_resize_cq {
 	__le64	mtt_addr;
 	__le32	n_pages;
@@ -662,6 +677,7 @@ struct dray_aq_entry {
 		struct dray_cmd_create_cq	create_cq;
 		struct dray_cmd_destroy_cq	destroy_cq;
 		struct dray_cmd_resize_cq	resize_cq;
+		struct dray_cmd_mcast		mcast;
 		struct dray_cmd_qp		qp;
 		struct dray_cmd_create_ah	create_ah;
 		struct dray_cmd_destroy_ah	destroy_ah;
@@ -727,6 +743,8 @@ struct dray_device_caps {
 	__le32	max_srq_wr;
 	__le32	max_srq_sge;
 	__le32	max_counter_sets;	/* QUERY_COUNTERS sets, set 0 included */
+	__le32	max_mcast_grp;		/* multicast groups */
+	__le32	max_mcast_qp_attach;	/* UD QPs attached to one group */
 };
 
 /* IBTA encodings used in dray_port_attr. */
@@ -787,6 +805,9 @@ static_assert(sizeof(struct dray_cmd_create_cq) == 24,
 	      "dray_cmd_create_cq size");
 static_assert(sizeof(struct dray_cmd_destroy_cq) == 8,
 	      "dray_cmd_destroy_cq size");
+static_assert(sizeof(struct dray_cmd_resize_cq) == 24,
+	      "dray_cmd_resize_cq size");
+static_assert(sizeof(struct dray_cmd_mcast) == 24, "dray_cmd_mcast size");
 static_assert(sizeof(struct dray_cmd_qp) == 16, "dray_cmd_qp size");
 static_assert(sizeof(struct dray_cmd_create_ah) == 24,
 	      "dray_cmd_create_ah size");
@@ -821,7 +842,7 @@ static_assert(sizeof(struct dray_aq_cqe) == DRAY_AQ_CQE_SIZE,
 	      "dray_aq_cqe size");
 static_assert(sizeof(struct dray_qp_create) == 64, "dray_qp_create size");
 static_assert(sizeof(struct dray_qp_attr) == 128, "dray_qp_attr size");
-static_assert(sizeof(struct dray_device_caps) == 144, "dray_device_caps size");
+static_assert(sizeof(struct dray_device_caps) == 152, "dray_device_caps size");
 static_assert(sizeof(struct dray_port_attr) == 32, "dray_port_attr size");
 
 #endif /* DRAY_ADMIN_H */

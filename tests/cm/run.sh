@@ -4,7 +4,8 @@
 # (veth1, 10.0.0.2) on the routed veth pair. Every connection goes through
 # the kernel's RDMA CM, whose CM MADs travel over the GSI QP (QP1) of both
 # devices: rping (several sizes, data validated with -V), ucmatose (RC
-# send/recv), udaddy (UD send/recv), fi_pingpong (libfabric's verbs
+# send/recv), udaddy (UD send/recv), mckey (UD multicast through
+# rdma_cm's join), fi_pingpong (libfabric's verbs
 # provider, FI_EP_MSG, and verbs;ofi_rxm, FI_EP_RDM), perftest with -R
 # (rdma_cm connection) for write, send and read. Every program must exit 0.
 # Prints TAP lines and "cm: N passed, N failed".
@@ -95,6 +96,12 @@ cm_pair udaddy 120 "udaddy -b 10.0.0.2 -C 20" \
 	"udaddy -s 10.0.0.2 -b 10.0.0.1 -C 20"
 cm_pair udaddy_c4 120 "udaddy -b 10.0.0.2 -c 4 -C 10 -S 512" \
 	"udaddy -s 10.0.0.2 -b 10.0.0.1 -c 4 -C 10 -S 512"
+
+# UD multicast through rdma_cm's join: the receiver on dray1 joins the
+# group and waits for its messages, the sender on dray0 joins and sends
+# (mckey checks the count). IPv4 group 239.7.7.7.
+cm_pair mckey 120 "mckey -m 239.7.7.7 -b 10.0.0.2 -C 20 -S 512" \
+	"mckey -m 239.7.7.7 -b 10.0.0.1 -s -C 20 -S 512"
 
 # libfabric's verbs provider over rdma_cm (FI_EP_MSG): fi_pingpong with
 # data checks (-c). It exchanges addresses over a TCP socket of its own

@@ -247,6 +247,26 @@ static void op_cq(void)
 		return;
 	}
 	drv.buf_addr = some_addr(drv.buf_size);
+	if (rng_one_in(&rng, 3)) {
+		/* A new ring, of any size, anywhere, for a live or made-up CQ. */
+		struct dray_resize_cq_cmd rdrv = {
+			.buf_addr = drv.buf_addr,
+			.buf_size = drv.buf_size,
+			.log_depth = drv.log_depth,
+		};
+		struct ib_uverbs_resize_cq r = {
+			.response = some_resp(),
+			.cq_handle = pick(O_CQ),
+			.cqe = some_u32(),
+		};
+
+		if (rng_one_in(&rng, 16))
+			rdrv.reserved[rng_below(&rng, 3)] = 1;
+		send_cmd(IB_USER_VERBS_CMD_RESIZE_CQ, &r, sizeof(r), &rdrv,
+			 sizeof(rdrv), sizeof(struct ib_uverbs_resize_cq_resp) +
+			 sizeof(struct dray_resize_cq_resp));
+		return;
+	}
 	if (rng_one_in(&rng, 16))
 		drv.reserved[rng_below(&rng, 3)] = 1;
 	ok = send_cmd(IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), &drv, sizeof(drv),
@@ -340,6 +360,39 @@ static void op_qp_create(void)
 	keep_created(O_QP, ok, c.response);
 }
 
+/* Attach or detach a QP to a multicast GID, or to a GID that is none. */
+static void op_mcast(void)
+{
+	struct ib_uverbs_attach_mcast m = {
+		.qp_handle = pick(O_QP),
+		.mlid = (uint16_t)rng_below(&rng, 3),
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(m.gid); i++)
+		m.gid[i] = (uint8_t)rng_next(&rng);
+	switch (rng_below(&rng, 3)) {
+	case 0:		/* IPv4-mapped 239.1.1.x */
+		memset(m.gid, 0, 10);
+		m.gid[10] = m.gid[11] = 0xff;
+		m.gid[12] = 239;
+		m.gid[13] = m.gid[14] = 1;
+		m.gid[15] = (uint8_t)rng_below(&rng, 80);
+		break;
+	case 1:		/* IPv6 ff0e::x */
+		memset(m.gid, 0, sizeof(m.gid));
+		m.gid[0] = 0xff;
+		m.gid[1] = 0x0e;
+		m.gid[15] = (uint8_t)rng_below(&rng, 80);
+		break;
+	default:	/* random bytes */
+		break;
+	}
+	send_cmd(rng_one_in(&rng, 2) ? IB_USER_VERBS_CMD_ATTACH_MCAST :
+				       IB_USER_VERBS_CMD_DETACH_MCAST,
+		 &m, sizeof(m), NULL, 0, 0);
+}
+
 static void op_qp(void)
 {
 	struct ib_uverbs_modify_qp m = {
@@ -385,9 +438,12 @@ static void op_qp(void)
 		m.dest.dgid[12] = 10;
 		m.dest.dgid[15] = (uint8_t)rng_range(&rng, 1, 2);
 	}
-	switch (rng_below(&rng, 6)) {
+	switch (rng_below(&rng, 7)) {
 	case 0:
 		op_qp_create();
+		return;
+	case 6:
+		op_mcast();
 		return;
 	case 1:
 		send_cmd(IB_USER_VERBS_CMD_QUERY_QP, &q, sizeof(q), NULL, 0,

@@ -435,6 +435,181 @@ TEST_F(ud, send_recv_sizes)
 	}
 }
 
+/* Multicast (ibv_attach_mcast): the group address of a variant. */
+static union ibv_gid mgid_of(const struct ud_end *e, uint8_t last)
+{
+	union ibv_gid g = {};
+
+	if (ipv4_mapped(&e->gid)) {
+		g.raw[10] = 0xff;
+		g.raw[11] = 0xff;
+		g.raw[12] = 239;
+		g.raw[13] = 7;
+		g.raw[14] = 7;
+		g.raw[15] = last;
+	} else {
+		g.raw[0] = 0xff;
+		g.raw[1] = 0x0e;
+		g.raw[14] = 7;
+		g.raw[15] = last;
+	}
+	return g;
+}
+
+static struct ibv_ah *mcast_ah(const struct ud_end *e,
+			       const union ibv_gid *mgid)
+{
+	struct ibv_ah_attr aa = {
+		.is_global = 1,
+		.grh = {
+			.dgid = *mgid,
+			.sgid_index = (uint8_t)e->gid_index,
+			.hop_limit = HOP_LIMIT,
+		},
+		.port_num = RC_PORT,
+	};
+
+	return ibv_create_ah(e->pd, &aa);
+}
+
+/* The destination address in a received GRH (IPv6, or mapped IPv4). */
+static bool grh_dst_is(const uint8_t *grh, const union ibv_gid *g)
+{
+	if (ipv4_mapped(g))
+		return !memcmp(grh + 20 + 16, g->raw + 12, 4);
+	return !memcmp(grh + 24, g->raw, 16);
+}
+
+/*
+ * A's SEND to a group reaches every QP of B attached to it (over the wire,
+ * or within one device by multicast loopback), with the group as the
+ * GRH's destination, the sender's QPN as src_qp; after detaching, none.
+ */
+TEST_F(ud, multicast_send_recv)
+{
+	union ibv_gid mg = mgid_of(&self->a, 1);
+	struct ibv_wc wc;
+	struct send s = send_of(200);
+	struct ibv_ah *ah;
+	int err, i;
+
+	err = ibv_attach_mcast(self->b.qp, &mg, 0);
+	if (err == EOPNOTSUPP || err == ENOSYS)
+		SKIP(return, "no multicast on %s", dev_name(1));
+	ASSERT_EQ(0, err) TH_LOG("attach: %s", strerror(err));
+	self->qp = ud_qp(self->b.pd, self->b.scq, self->b.rcq);
+	ASSERT_NE(NULL, self->qp);
+	ASSERT_EQ(0, ud_to_rts(self->qp, QKEY));
+	ASSERT_EQ(0, ibv_attach_mcast(self->qp, &mg, 0));
+	ah = mcast_ah(&self->a, &mg);
+	ASSERT_NE(NULL, ah) TH_LOG("multicast AH: %s", strerror(errno));
+
+	ASSERT_ERRNO(0, post_recv(&self->b, 0x51, RBUF, 4096,
+				  self->b.mr->lkey));
+	{
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)(self->b.buf + RBUF + 8192),
+			.length = 4096, .lkey = self->b.mr->lkey,
+		};
+		struct ibv_recv_wr wr = { .wr_id = 0x52, .sg_list = &sge,
+					  .num_sge = 1 }, *bad;
+
+		memset(self->b.buf + RBUF + 8192, FILL, 4096);
+		ASSERT_EQ(0, ibv_post_recv(self->qp, &wr, &bad));
+	}
+	s.ah = ah;
+	s.qpn = 0xffffff;
+	ASSERT_ERRNO(0, post_send(&self->a, &self->b, &s, 77));
+	wc = wait_wc(_metadata, self->a.scq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	for (i = 0; i < 2; i++) {
+		const uint8_t *r;
+
+		wc = wait_wc(_metadata, self->b.rcq);
+		EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+		ASSERT_TRUE(wc.wr_id == 0x51 || wc.wr_id == 0x52);
+		EXPECT_EQ(wc.wr_id == 0x51 ? self->b.qp->qp_num :
+			  self->qp->qp_num, wc.qp_num);
+		EXPECT_EQ(self->a.qp->qp_num, wc.src_qp);
+		EXPECT_EQ(GRH_LEN + 200U, wc.byte_len);
+		EXPECT_TRUE(wc.wc_flags & IBV_WC_GRH);
+		r = self->b.buf + RBUF + (wc.wr_id == 0x51 ? 0 : 8192);
+		EXPECT_TRUE(grh_dst_is(r, &mg)) TH_LOG("GRH: not to the group");
+		EXPECT_EQ(200U, stream_check(r + GRH_LEN, 77, 0, 200));
+	}
+	/* Detached, the QPs get nothing more. */
+	ASSERT_EQ(0, ibv_detach_mcast(self->b.qp, &mg, 0));
+	ASSERT_EQ(0, ibv_detach_mcast(self->qp, &mg, 0));
+	ASSERT_ERRNO(0, post_recv(&self->b, 0x53, RBUF, 4096,
+				  self->b.mr->lkey));
+	ASSERT_ERRNO(0, post_send(&self->a, &self->b, &s, 78));
+	wc = wait_wc(_metadata, self->a.scq);
+	EXPECT_STATUS(IBV_WC_SUCCESS, wc);
+	expect_no_wc(_metadata, self->b.rcq, QUIET_MS);
+	EXPECT_EQ(0, ibv_destroy_ah(ah));
+}
+
+/*
+ * Attaching needs a UD QP and a multicast GID (EINVAL); attaching twice
+ * is one attachment; detaching what is not attached is EINVAL; the
+ * device's group limit holds (ENOMEM past it), and detaching frees the
+ * groups; a QP still attached cannot be destroyed (EBUSY, uverbs).
+ */
+TEST_F(ud, multicast_bad_input)
+{
+	union ibv_gid mg = mgid_of(&self->a, 2), ucast = self->b.gid;
+	struct ibv_device_attr da;
+	struct ibv_qp_init_attr rc = {
+		.send_cq = self->b.scq, .recv_cq = self->b.rcq,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *rcqp;
+	int err, n;
+
+	err = ibv_attach_mcast(self->b.qp, &mg, 0);
+	if (err == EOPNOTSUPP || err == ENOSYS)
+		SKIP(return, "no multicast on %s", dev_name(1));
+	ASSERT_EQ(0, err);
+	ASSERT_ERRNO(0, ibv_attach_mcast(self->b.qp, &mg, 0));
+	ASSERT_ERRNO(0, ibv_detach_mcast(self->b.qp, &mg, 0));
+	ASSERT_ERRNO(EINVAL, ibv_detach_mcast(self->b.qp, &mg, 0));
+	ASSERT_ERRNO(EINVAL, ibv_attach_mcast(self->b.qp, &ucast, 0));
+	rcqp = ibv_create_qp(self->b.pd, &rc);
+	ASSERT_NE(NULL, rcqp);
+	ASSERT_ERRNO(EINVAL, ibv_attach_mcast(rcqp, &mg, 0));
+	EXPECT_EQ(0, ibv_destroy_qp(rcqp));
+
+	ASSERT_EQ(0, ibv_query_device(self->b.ctx, &da));
+	EXPECT_LT(0, da.max_mcast_grp);
+	EXPECT_LT(0, da.max_mcast_qp_attach);
+	if (da.max_mcast_grp > 256)
+		return;
+	/* Every group a device has, then one more. */
+	self->qp = ud_qp(self->b.pd, self->b.scq, self->b.rcq);
+	ASSERT_NE(NULL, self->qp);
+	for (n = 0; n < da.max_mcast_grp; n++) {
+		union ibv_gid g = mgid_of(&self->a, (uint8_t)n);
+
+		g.raw[13] = 8;
+		ASSERT_ERRNO(0, ibv_attach_mcast(self->qp, &g, 0));
+	}
+	mg.raw[13] = 9;
+	ASSERT_ERRNO(ENOMEM, ibv_attach_mcast(self->qp, &mg, 0));
+	/* uverbs: a QP still attached cannot be destroyed. */
+	ASSERT_ERRNO(EBUSY, ibv_destroy_qp(self->qp));
+	for (n = 0; n < da.max_mcast_grp; n++) {
+		union ibv_gid g = mgid_of(&self->a, (uint8_t)n);
+
+		g.raw[13] = 8;
+		ASSERT_ERRNO(0, ibv_detach_mcast(self->qp, &g, 0));
+	}
+	/* The groups are free again: another QP gets one. */
+	ASSERT_ERRNO(0, ibv_attach_mcast(self->b.qp, &mg, 0));
+	ASSERT_ERRNO(0, ibv_detach_mcast(self->b.qp, &mg, 0));
+}
+
 TEST_F(ud, send_with_imm)
 {
 	struct send s = send_of(200);

@@ -40,7 +40,7 @@ UNIT_TEST(completion_layout)
 
 UNIT_TEST(output_layouts)
 {
-	CHECK_EQ(sizeof(struct dray_device_caps), 144);
+	CHECK_EQ(sizeof(struct dray_device_caps), 152);
 	CHECK_EQ(offsetof(struct dray_device_caps, node_guid), 8);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_uar), 48);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_fr_pages), 120);
@@ -49,6 +49,10 @@ UNIT_TEST(output_layouts)
 	CHECK_EQ(offsetof(struct dray_device_caps, max_srq_wr), 132);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_srq_sge), 136);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_counter_sets), 140);
+	CHECK_EQ(offsetof(struct dray_device_caps, max_mcast_grp), 144);
+	CHECK_EQ(offsetof(struct dray_device_caps, max_mcast_qp_attach), 148);
+	CHECK_EQ(sizeof(struct dray_cmd_mcast), 24);
+	CHECK_EQ(offsetof(struct dray_cmd_mcast, gid), 8);
 	CHECK_EQ(sizeof(struct dray_port_attr), 32);
 	CHECK_EQ(offsetof(struct dray_port_attr, eth_mtu), 4);
 	CHECK_EQ(offsetof(struct dray_port_attr, mac), 16);

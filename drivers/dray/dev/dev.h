@@ -95,6 +95,7 @@
 #include "../bus.h"
 #include "dev_engine.h"
 #include "dev_limits.h"
+#include "dev_mcast.h"
 #include "dev_xport.h"
 
 struct dray_aq_entry;
@@ -176,11 +177,12 @@ struct dray_hw {
 
 	/*
 	 * Objects. obj_lock (a spinlock: events are raised from softirq
-	 * context) protects eqs[], gids[] and uars[].
+	 * context) protects eqs[], gids[], uars[] and mcg[].
 	 */
 	spinlock_t		obj_lock;
 	struct dray_hw_eq	eqs[DRAY_HW_MAX_EQ];
 	struct dray_hw_gid	gids[DRAY_HW_GID_TBL_LEN];
+	struct dray_hw_mcg	mcg[DRAY_HW_MAX_MCG];
 	struct dray_hw_uar	uars[DRAY_HW_MAX_UAR];
 	u32			uar_end;	/* one past the last in use */
 

@@ -73,6 +73,8 @@ static void aq_query_device(struct dray_hw *hw, const struct dray_aq_entry *e,
 	caps.max_srq_wr = cpu_to_le32(DRAY_HW_MAX_SRQ_WR);
 	caps.max_srq_sge = cpu_to_le32(DRAY_HW_MAX_SGE);
 	caps.max_counter_sets = cpu_to_le32(DRAY_HW_MAX_CSET);
+	caps.max_mcast_grp = cpu_to_le32(DRAY_HW_MAX_MCG);
+	caps.max_mcast_qp_attach = cpu_to_le32(DRAY_HW_MAX_MCG_QP);
 
 	aq_write_out(hw, cmd, &caps, sizeof(caps), res);
 }
@@ -288,6 +290,10 @@ static const struct aq_op aq_ops[DRAY_CMD_MAX_OPCODE] = {
 					struct dray_cmd_destroy_cq),
 	[DRAY_CMD_RESIZE_CQ]	= AQ_OP(dray_hw_cmd_resize_cq,
 					struct dray_cmd_resize_cq),
+	[DRAY_CMD_ATTACH_MCAST]	= AQ_OP(dray_hw_cmd_attach_mcast,
+					struct dray_cmd_mcast),
+	[DRAY_CMD_DETACH_MCAST]	= AQ_OP(dray_hw_cmd_detach_mcast,
+					struct dray_cmd_mcast),
 	[DRAY_CMD_CREATE_QP]	= AQ_OP(dray_hw_cmd_create_qp,
 					struct dray_cmd_qp),
 	[DRAY_CMD_MODIFY_QP]	= AQ_OP(dray_hw_cmd_modify_qp,

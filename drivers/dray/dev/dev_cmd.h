@@ -52,6 +52,12 @@ void dray_hw_cmd_destroy_mw(struct dray_hw *hw, const struct dray_aq_entry *e,
 /* dev_cq.c */
 void dray_hw_cmd_create_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 			   struct dray_aq_result *res);
+void dray_hw_cmd_attach_mcast(struct dray_hw *hw,
+			      const struct dray_aq_entry *e,
+			      struct dray_aq_result *res);
+void dray_hw_cmd_detach_mcast(struct dray_hw *hw,
+			      const struct dray_aq_entry *e,
+			      struct dray_aq_result *res);
 void dray_hw_cmd_resize_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 			   struct dray_aq_result *res);
 void dray_hw_cmd_destroy_cq(struct dray_hw *hw, const struct dray_aq_entry *e,

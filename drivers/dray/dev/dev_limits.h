@@ -28,6 +28,8 @@
 #define DRAY_HW_MAX_CQ		2048
 #define DRAY_HW_MAX_CQE		BIT(22)	/* as ConnectX: libfabric's rxm asks 65536 */
 #define DRAY_HW_MAX_AH		65536
+#define DRAY_HW_MAX_MCG		64	/* multicast groups */
+#define DRAY_HW_MAX_MCG_QP	16	/* QPs attached to one group */
 #define DRAY_HW_MAX_RD_ATOM	128	/* each way, per QP (as rxe) */
 #define DRAY_HW_MAX_INLINE	256
 #define DRAY_HW_MAX_MSG		BIT(31)
@@ -43,5 +45,6 @@
 #define DRAY_HW_QPN_FIRST	2	/* QPN 0 and 1 (GSI) are reserved */
 #define DRAY_HW_QPN_GSI		1	/* the one QP of type DRAY_QPT_GSI */
 #define DRAY_HW_GSI_QKEY	0x80010000U	/* IBTA 13.5.1: QP1's Q_Key */
+#define DRAY_HW_QPN_MCAST	0xffffff	/* BTH DestQP of multicast */
 
 #endif /* DRAY_DEV_LIMITS_H */

@@ -236,6 +236,24 @@ void dray_xp_xmit_path(struct dray_hw *hw, struct dray_hw_qp *qp,
 		local_bh_enable();
 		return;
 	}
+	/*
+	 * Multicast: the port's own QPs in the group get it too (multicast
+	 * loopback, as RoCE NICs do), from a copy that never left the NIC.
+	 */
+	if (is_multicast_ether_addr(a.dmac) &&
+	    dray_hw_mcast_is_ours(hw, (const struct in6_addr *)a.dgid)) {
+		struct sk_buff *lb = skb_copy(skb, GFP_ATOMIC);
+
+		if (lb) {
+			skb_pull(lb, DRAY_ETH_HLEN);
+			lb->pkt_type = PACKET_LOOPBACK;
+			local_bh_disable();
+			dray_hw_engine_rx(hw, lb);
+			local_bh_enable();
+		} else {
+			qp->xp.stats.tx_drops++;
+		}
+	}
 	ret = dev_queue_xmit(skb);
 	if (net_xmit_eval(ret))
 		qp->xp.stats.tx_drops++;

@@ -159,7 +159,7 @@ static bool port_is_roce_for_us(struct dray_hw *hw, struct sk_buff *skb)
 	const struct udphdr *uh;
 	unsigned int l4off;
 
-	if (skb->pkt_type != PACKET_HOST)
+	if (skb->pkt_type != PACKET_HOST && skb->pkt_type != PACKET_MULTICAST)
 		return false;
 
 	if (skb->protocol == htons(ETH_P_IP)) {
@@ -188,6 +188,8 @@ static bool port_is_roce_for_us(struct dray_hw *hw, struct sk_buff *skb)
 	uh = skb_header_pointer(skb, l4off, sizeof(_uh), &_uh);
 	if (!uh || uh->dest != htons(DRAY_ROCE_UDP_PORT))
 		return false;
+	if (skb->pkt_type == PACKET_MULTICAST)
+		return dray_hw_mcast_is_ours(hw, &dst);
 	return port_gid_match(hw, &dst);
 }
 

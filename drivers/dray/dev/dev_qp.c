@@ -18,6 +18,7 @@
 #include "dev_ah.h"
 #include "dev_cmd.h"
 #include "dev_logic.h"
+#include "dev_mcast.h"
 #include "dev_mem.h"
 #include "dev_obj.h"
 #include "dev_qp_fsm.h"
@@ -307,8 +308,10 @@ void dray_hw_cmd_destroy_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 		dray_hw_cset_qp_gone(hw, qp);
 	}
 	dray_hw_engine_unlock(hw);
-	if (qp)
+	if (qp) {
 		qp_detach(hw, qp);
+		dray_hw_mcast_qp_gone(hw, qpn);
+	}
 	mutex_unlock(&eng->admin_lock);
 	if (!qp) {
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_QPN);

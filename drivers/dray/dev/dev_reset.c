@@ -19,6 +19,7 @@
 
 #include "dev.h"
 #include "dev_cmd.h"
+#include "dev_mcast.h"
 
 void dray_hw_reset_objects(struct dray_hw *hw)
 {
@@ -26,6 +27,7 @@ void dray_hw_reset_objects(struct dray_hw *hw)
 
 	mutex_lock(&eng->admin_lock);
 	dray_hw_qps_destroy(hw);
+	dray_hw_mcast_reset(hw);
 	dray_hw_srqs_destroy(hw);
 	dray_hw_ahs_destroy(hw);
 	dray_hw_cqs_destroy(hw);

@@ -266,6 +266,40 @@ static bool xp_rx_icrc_ok(struct sk_buff *skb, const u8 *hdrs,
 	return le32_to_cpu(wire) == dray_icrc_final(crc);
 }
 
+/*
+ * A UD frame for a multicast group (BTH destination QP 0xffffff): every QP
+ * attached gets it, as if sent to it alone; no group, no delivery.
+ * Consumes rx->skb.
+ */
+static void xp_rx_mcast(struct dray_hw *hw, struct dray_xp_rxpkt *rx,
+			const u8 *hdrs, const struct dray_wire_l3 *l3,
+			u32 hlen, bool internal)
+{
+	u32 qpns[DRAY_HW_MAX_MCG_QP], n, i;
+	struct sk_buff *skb = rx->skb;
+
+	if (!dray_hw_mgid_valid(l3->dgid) ||
+	    (!internal && !xp_rx_icrc_ok(skb, hdrs, l3, hlen, rx))) {
+		atomic64_inc(&hw->rx_malformed);
+		kfree_skb(skb);
+		return;
+	}
+	n = dray_hw_mcast_qpns(hw, l3->dgid, qpns);
+	if (!n)
+		atomic64_inc(&hw->rx_roce_no_qp);
+	for (i = 0; i < n; i++) {
+		struct dray_hw_qp *qp = dray_hw_qp_find(hw, qpns[i]);
+		struct dray_xp_rxpkt one = *rx;
+
+		if (!qp)
+			continue;
+		/* dray_ud_rx() only reads the frame and drops its reference. */
+		one.skb = skb_get(skb);
+		dray_ud_rx(hw, qp, &one, hdrs, l3);
+	}
+	consume_skb(skb);
+}
+
 /**
  * dray_xport_rx() - take a received RoCEv2 frame
  * @hw: the device
@@ -315,13 +349,17 @@ void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb)
 	if (!(rx.flags & DRAY_OPF_PAYLOAD) && (rx.pay_len || rx.hdr.pad))
 		goto malformed;
 
+	/* The port passes on frames for our GIDs and groups only. */
+	internal = skb->pkt_type == PACKET_LOOPBACK && skb->dev == hw->ndev;
+	if (rx.hdr.qpn == DRAY_HW_QPN_MCAST && (rx.flags & DRAY_OPF_UD)) {
+		xp_rx_mcast(hw, &rx, hdrs, &l3, hlen, internal);
+		return;
+	}
 	qp = dray_hw_qp_find(hw, rx.hdr.qpn);
 	if (!qp) {
 		atomic64_inc(&hw->rx_roce_no_qp);
 		goto free;
 	}
-	/* The port passes on PACKET_HOST frames only: this one is ours. */
-	internal = skb->pkt_type == PACKET_LOOPBACK && skb->dev == hw->ndev;
 	if (!internal && !xp_rx_icrc_ok(skb, hdrs, &l3, hlen, &rx)) {
 		qp->xp.stats.rx_icrc_errors++;
 		goto free;

@@ -116,6 +116,8 @@ int dray_admin_query_device(struct dray_dev *dev, struct dray_caps *caps)
 	caps->max_srq_wr = le32_to_cpu(c.max_srq_wr);
 	caps->max_srq_sge = le32_to_cpu(c.max_srq_sge);
 	caps->max_counter_sets = le32_to_cpu(c.max_counter_sets);
+	caps->max_mcast_grp = le32_to_cpu(c.max_mcast_grp);
+	caps->max_mcast_qp_attach = le32_to_cpu(c.max_mcast_qp_attach);
 
 	if (le32_to_cpu(c.num_ports) != 1) {
 		ibdev_err(&dev->ibdev, "device reports %u ports, expected 1\n",
@@ -375,6 +377,17 @@ int dray_admin_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,
 int dray_admin_destroy_cq(struct dray_dev *dev, u32 cqn)
 {
 	return cmd_destroy(dev, DRAY_CMD_DESTROY_CQ, cqn);
+}
+
+int dray_admin_mcast(struct dray_dev *dev, u32 qpn, const u8 *gid,
+		     bool attach)
+{
+	struct dray_aq_entry e;
+
+	cmd_init(&e, attach ? DRAY_CMD_ATTACH_MCAST : DRAY_CMD_DETACH_MCAST);
+	e.u.mcast.qpn = cpu_to_le32(qpn);
+	memcpy(e.u.mcast.gid, gid, sizeof(e.u.mcast.gid));
+	return dray_aq_exec(dev, &e, NULL);
 }
 
 int dray_admin_resize_cq(struct dray_dev *dev, u32 cqn,

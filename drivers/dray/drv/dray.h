@@ -119,6 +119,8 @@ struct dray_caps {
 	u32	max_srq_wr;
 	u32	max_srq_sge;
 	u32	max_counter_sets;
+	u32	max_mcast_grp;
+	u32	max_mcast_qp_attach;
 };
 
 enum {
@@ -559,6 +561,8 @@ int dray_admin_destroy_mw(struct dray_dev *dev, u32 key);
 int dray_admin_create_cq(struct dray_dev *dev, const struct dray_cq_params *p,
 			 u32 *cqn);
 int dray_admin_destroy_cq(struct dray_dev *dev, u32 cqn);
+int dray_admin_mcast(struct dray_dev *dev, u32 qpn, const u8 *gid,
+		     bool attach);
 int dray_admin_resize_cq(struct dray_dev *dev, u32 cqn,
 			 const struct dray_cq_params *p, u32 *carried);
 int dray_admin_create_qp(struct dray_dev *dev, const struct dray_qp_params *p,
@@ -643,6 +647,8 @@ int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int dray_cq_attr_check(struct dray_dev *dev, const struct ib_cq_init_attr *attr);
 int dray_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int dray_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int dray_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int dray_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void dray_cq_event(struct dray_dev *dev, u32 cqn, u8 type);
 int dray_cq_publish(struct dray_dev *dev, struct dray_cq *cq);
 void dray_cq_unpublish(struct dray_dev *dev, struct dray_cq *cq);

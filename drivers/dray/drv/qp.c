@@ -801,6 +801,32 @@ static void dray_qp_ah_attr_from_hw(struct rdma_ah_attr *ah,
 	memcpy(ah->roce.dmac, path->dmac, ETH_ALEN);
 }
 
+/*
+ * UD multicast: the core checked the QP type (UD) and the GID (multicast);
+ * the device keeps the groups. User and kernel QPs alike.
+ */
+int dray_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct dray_qp *qp = to_dqp(ibqp);
+	int ret;
+
+	ret = dray_admin_mcast(to_ddev(ibqp->device), qp->qpn, gid->raw, true);
+	if (ret)
+		dqp_dbg(qp, "attach to %pI6 failed (%d)\n", gid->raw, ret);
+	/* The device's table is full: the groups or this group's QPs. */
+	return ret == -ENOSPC ? -ENOMEM : ret;
+}
+
+int dray_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct dray_qp *qp = to_dqp(ibqp);
+	int ret;
+
+	ret = dray_admin_mcast(to_ddev(ibqp->device), qp->qpn, gid->raw, false);
+	/* Not attached to that group: -ENOENT from the device, -EINVAL here. */
+	return ret == -ENOENT ? -EINVAL : ret;
+}
+
 /* Only a connected QP has a path; a UD QP's are in its AHs. */
 static bool dray_qp_has_path(const struct dray_qp *qp,
 			     const struct dray_qp_attr_params *p)

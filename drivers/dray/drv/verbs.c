@@ -67,6 +67,10 @@ static int dray_query_device(struct ib_device *ibdev,
 	attr->max_srq = c->max_srq;
 	attr->max_srq_wr = c->max_srq_wr;
 	attr->max_srq_sge = c->max_srq_sge;
+	attr->max_mcast_grp = c->max_mcast_grp;
+	attr->max_mcast_qp_attach = c->max_mcast_qp_attach;
+	attr->max_total_mcast_qp_attach = c->max_mcast_grp *
+					  c->max_mcast_qp_attach;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
@@ -442,6 +446,8 @@ const struct ib_device_ops dray_dev_ops = {
 	.destroy_ah = dray_destroy_ah,
 	.destroy_cq = dray_destroy_cq,
 	.resize_cq = dray_resize_cq,
+	.attach_mcast = dray_attach_mcast,
+	.detach_mcast = dray_detach_mcast,
 	.destroy_qp = dray_destroy_qp,
 	.destroy_srq = dray_destroy_srq,
 	.disassociate_ucontext = dray_disassociate_ucontext,
