@@ -39,6 +39,33 @@ static bool cq_eq_valid(struct dray_hw *hw, u32 eqn)
 	return valid;
 }
 
+/*
+ * The ring of CREATE_CQ and RESIZE_CQ: reserved bytes zero, a depth the
+ * device has, pages enough for it (*need of them). Fails @res if not.
+ */
+static bool cq_ring_ok(const u8 *reserved, size_t rlen, u8 log_depth,
+		       u32 n_pages, u32 *depth, u32 *need,
+		       struct dray_aq_result *res)
+{
+	if (memchr_inv(reserved, 0, rlen)) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+		return false;
+	}
+	if (log_depth > ilog2(DRAY_HW_MAX_CQE)) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_LOG_DEPTH);
+		return false;
+	}
+	*depth = 1U << log_depth;
+	*need = DIV_ROUND_UP(DRAY_QUEUE_HDR_SIZE + *depth * DRAY_CQE_SIZE,
+			     DRAY_PAGE_SIZE);
+	if (n_pages < *need) {
+		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM,
+			     DRAY_AQ_SYN_PAGE_COUNT);
+		return false;
+	}
+	return true;
+}
+
 void dray_hw_cmd_create_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 			   struct dray_aq_result *res)
 {
@@ -50,22 +77,9 @@ void dray_hw_cmd_create_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 	u32 depth, need, syndrome, cqn;
 	int status, ret;
 
-	if (memchr_inv(cmd->reserved, 0, sizeof(cmd->reserved))) {
-		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+	if (!cq_ring_ok(cmd->reserved, sizeof(cmd->reserved), cmd->log_depth,
+			n_pages, &depth, &need, res))
 		return;
-	}
-	if (cmd->log_depth > ilog2(DRAY_HW_MAX_CQE)) {
-		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_LOG_DEPTH);
-		return;
-	}
-	depth = 1U << cmd->log_depth;
-	need = DIV_ROUND_UP(DRAY_QUEUE_HDR_SIZE + depth * DRAY_CQE_SIZE,
-			    DRAY_PAGE_SIZE);
-	if (n_pages < need) {
-		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM,
-			     DRAY_AQ_SYN_PAGE_COUNT);
-		return;
-	}
 	if (eqn >= DRAY_HW_MAX_EQ) {
 		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_EQN);
 		return;
@@ -157,22 +171,9 @@ void dray_hw_cmd_resize_cq(struct dray_hw *hw, const struct dray_aq_entry *e,
 	struct dray_hw_cq *cq;
 	int status, left;
 
-	if (memchr_inv(cmd->reserved, 0, sizeof(cmd->reserved))) {
-		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_RESERVED);
+	if (!cq_ring_ok(cmd->reserved, sizeof(cmd->reserved), cmd->log_depth,
+			n_pages, &depth, &need, res))
 		return;
-	}
-	if (cmd->log_depth > ilog2(DRAY_HW_MAX_CQE)) {
-		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM, DRAY_AQ_SYN_LOG_DEPTH);
-		return;
-	}
-	depth = 1U << cmd->log_depth;
-	need = DIV_ROUND_UP(DRAY_QUEUE_HDR_SIZE + depth * DRAY_CQE_SIZE,
-			    DRAY_PAGE_SIZE);
-	if (n_pages < need) {
-		dray_aq_fail(res, DRAY_AQ_STS_BAD_PARAM,
-			     DRAY_AQ_SYN_PAGE_COUNT);
-		return;
-	}
 	status = dray_hw_buf_map(hw, le64_to_cpu(cmd->mtt_addr), need, &buf,
 				 &syndrome);
 	if (status) {
