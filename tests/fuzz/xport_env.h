@@ -26,6 +26,7 @@ struct fuzz_counts {
 	long	events;		/* dray_hw_eq_post() calls */
 	long	kicks;		/* dray_hw_engine_kick() calls */
 	long	tx;		/* frames handed to dev_queue_xmit() */
+	long	mcast_rx;	/* frames to a multicast group */
 };
 
 extern struct fuzz_counts fuzz_counts;

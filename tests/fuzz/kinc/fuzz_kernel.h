@@ -73,6 +73,7 @@
 #define max(a, b)		((a) > (b) ? (a) : (b))
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define swap(a, b)		do { __typeof__(a) __t = (a); (a) = (b); (b) = __t; } while (0)
 #define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
 
 #define cpu_to_le16(x)		((__le16)htole16(x))
@@ -364,6 +365,11 @@ static inline void ether_addr_copy(u8 *dst, const u8 *src)
 	memcpy(dst, src, 6);
 }
 
+static inline bool is_multicast_ether_addr(const u8 *a)
+{
+	return a[0] & 0x01;
+}
+
 static inline bool ether_addr_equal(const u8 *a, const u8 *b)
 {
 	return !memcmp(a, b, 6);
@@ -400,6 +406,7 @@ struct sk_buff {
 	struct net_device	*dev;
 	char			cb[48];
 	struct skb_shared_info	shinfo;
+	int			users;		/* references but one */
 };
 
 struct sk_buff_head { int unused; };
@@ -411,6 +418,20 @@ struct sk_buff_head { int unused; };
 struct sk_buff *alloc_skb(unsigned int size, int gfp);
 void kfree_skb(struct sk_buff *skb);
 #define consume_skb(skb)	kfree_skb(skb)
+
+/* Multicast loopback copies frames; the fuzzed device never has a group. */
+static inline struct sk_buff *skb_copy(const struct sk_buff *skb, int gfp)
+{
+	(void)skb;
+	(void)gfp;
+	return NULL;
+}
+
+static inline struct sk_buff *skb_get(struct sk_buff *skb)
+{
+	skb->users++;
+	return skb;
+}
 
 static inline void skb_reserve(struct sk_buff *skb, int len)
 {
