@@ -96,7 +96,8 @@ packages() {
 		ibverbs-utils rdmacm-utils python3-pyverbs libibverbs-dev \
 		tcpdump tshark strace libfabric-bin ucx-utils openmpi-bin libopenmpi-dev \
 		nvme-cli fio nfs-kernel-server \
-		flex bison bc libelf-dev libssl-dev
+		flex bison bc libelf-dev libssl-dev \
+		pahole
 }
 
 missing() {

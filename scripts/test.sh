@@ -34,6 +34,11 @@
 #      attributed to dray (vm-run.sh scans after each lane). The kernel is
 #      built once (niced, in the background while stages 1-10 run) and
 #      cached under ~/.cache/dray/debug-kernel.
+#  12. Debian 12's 6.12 LTS kernel (scripts/vm-kernel.sh --kernel 6.12):
+#      dray.ko, dray_ktest.ko and the dma-buf exporter built against its
+#      headers, then stages 3, 4 (all groups but loss, mpi and failnth), 6,
+#      7, 8 and 9 again in VMs that boot it (6.12-*). They run before the
+#      debug stages, while the debug kernel may still be building.
 #
 # Options: --no-debug skips stage 11; --debug-only runs only stage 11 and
 # the builds (`make debug`).
@@ -123,6 +128,10 @@ if [[ -n $debug ]]; then
 	debug_pid=$!
 fi
 
+# The rdma groups of stage 12 (6.12): all but the netem loss runs, MPI and
+# failnth (Debian's kernels have no fault injection: it could only skip).
+groups612="pingpong perftest integrity verbs_err hostile ud uc srq dmabuf abifuzz evflood counters ucx distro"
+
 stage check scripts/check.sh
 stage unit make -s -C tests/unit run
 stage fuzz make -s -C tests/fuzz run
@@ -153,6 +162,31 @@ must make -s -C tests/interop
 stage interop scripts/vm-run.sh --timeout 1800 --module build/dray.ko -- \
 	env DRAY_INTEROP_PERFTEST="ib_read_bw ib_atomic_bw" \
 	tests/interop/interop.sh pingpong capture rping perftest
+
+# 12. The same lanes on Debian 12's 6.12 LTS kernel (see the header).
+if [[ -n $normal ]]; then
+	must scripts/vm-kernel.sh --kernel 6.12
+	k612=$(sed -n 's/^KDIR=//p' "$logs/build.log")
+	b612=$repo/build/6.12
+	must make -s kmod KDIR="$k612" KMOD="$b612/kmod"
+	must make -s ktest-mod KDIR="$k612" KTEST="$b612/ktest"
+	must make -s -C tests/rdma KDIR="$k612" OUT="$b612/rdma" \
+		"$b612/rdma/dray_dmabuf_exp.ko"
+	ko612=$b612/kmod/dray.ko
+	export DRAY_VM_KERNEL=6.12 DRAY_DMABUF_EXP_KO=$b612/rdma/dray_dmabuf_exp.ko
+	stage 6.12-selftests scripts/vm-run.sh --timeout 1200 --module "$ko612" -- \
+		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
+	stage 6.12-rdma scripts/vm-run.sh --timeout 2400 --module "$ko612" -- \
+		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/rdma/run.sh dray '"$groups612"
+	stage 6.12-kverbs scripts/vm-run.sh --timeout 600 --module "$ko612" -- \
+		tests/kverbs/run.sh "$b612/ktest/dray_ktest.ko"
+	stage 6.12-cm scripts/vm-run.sh --timeout 900 --module "$ko612" -- tests/cm/run.sh
+	stage 6.12-storage scripts/vm-run.sh --timeout 1800 --module "$ko612" -- \
+		tests/storage/run.sh dray
+	stage 6.12-pyverbs scripts/vm-run.sh --timeout 2400 --module "$ko612" -- \
+		tests/pyverbs/run.sh dray
+	unset DRAY_VM_KERNEL DRAY_DMABUF_EXP_KO
+fi
 
 if [[ -n $debug ]]; then
 	echo "=== debug kernel (waiting for scripts/debug-kernel.sh)"

@@ -1,12 +1,16 @@
 #!/bin/bash
 # Prepare everything needed to boot the test kernel, in the cache
-# ($DRAY_CACHE, default ~/.cache/dray). Debian's kernel (the default):
+# ($DRAY_CACHE, default ~/.cache/dray). Debian's kernel (the default, 6.1;
+# --kernel 6.12 for Debian 12's 6.12):
 #   debs/linux-image-KVER_*.deb           apt-get download, once
 #   kernel/KVER/root/                     dpkg -x of it, modules.dep added
 #   kernel/KVER/vmlinux                   the bzImage payload, decompressed once
 #                                         (ELF, booted through PVH by qboot)
 #   kernel/KVER/initramfs-HASH.cpio       busybox + scripts/vm/init + the modules
 #                                         needed to mount the host root
+#   kernel/KVER/headers/                  6.12 only: its headers, kbuild and
+#                                         common packages unpacked (dpkg -x),
+#                                         when they are not installed
 # The debug kernel (--kernel debug): scripts/debug-kernel.sh builds it
 # (debug-kernel/KEY/bzImage, its modules under debug-kernel/KEY/root, the
 # build tree for external modules), and its initramfs-HASH.cpio is written
@@ -20,11 +24,12 @@ set -euo pipefail
 
 usage() {
 	cat <<EOT
-usage: ${0##*/} [--kernel debian|debug]
+usage: ${0##*/} [--kernel debian|6.12|debug]
   Prints KVER=, VMLINUX=, INITRAMFS=, MODULES=, KDIR=.
-  --kernel debian   Debian's linux-image-KVER (the default)
+  --kernel debian   Debian's linux-image-KVER, 6.1 (the default)
+  --kernel 6.12     Debian 12's linux-image of the 6.12 LTS series
   --kernel debug    the debug kernel (scripts/debug-kernel.sh; built unless cached)
-Environment: DRAY_VM_KERNEL=debian|debug sets the default of --kernel.
+Environment: DRAY_VM_KERNEL=debian|6.12|debug sets the default of --kernel.
 EOT
 }
 kernel=${DRAY_VM_KERNEL:-debian}
@@ -40,7 +45,7 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 case $kernel in
-debian | debug) ;;
+debian | 6.12 | debug) ;;
 *) usage >&2; exit 2 ;;
 esac
 
@@ -76,8 +81,60 @@ debug_kernel() {
 }
 
 # --- helpers for Debian's kernel ------------------------------------------------
-find_deb() {
-	compgen -G "$DRAY_CACHE/debs/linux-image-${kver}_*.deb" | sort -V | tail -n1
+find_deb() { # [PACKAGE]
+	compgen -G "$DRAY_CACHE/debs/${1:-linux-image-$kver}_*.deb" | sort -V | tail -n1
+}
+
+# apt-get download PACKAGE... into $DRAY_CACHE/debs. apt downloads as user
+# _apt: use a directory it can reach (the cache may sit in a private home),
+# then move the files in.
+download_debs() {
+	local tmp f
+	note "downloading $*"
+	tmp=$(mktemp -d)
+	chmod 0755 "$tmp"
+	if [[ $EUID -eq 0 ]] && id _apt >/dev/null 2>&1; then
+		chown _apt "$tmp"
+	fi
+	(cd "$tmp" && apt-get download -q "$@" >&2) ||
+		{ rm -rf "$tmp"; die "apt-get download $* failed"; }
+	for f in "$tmp"/*.deb; do
+		cp "$f" "$DRAY_CACHE/debs/.partial"
+		mv "$DRAY_CACHE/debs/.partial" "$DRAY_CACHE/debs/${f##*/}"
+	done
+	rm -rf "$tmp"
+}
+
+# The headers to build modules against 6.12 (sets kbuild). Installed ones
+# are used as they are. Otherwise the three packages are unpacked into the
+# cache: installing them would pull in the image package and an initramfs
+# generator on the host, which boots none of it. The unpacked Makefile
+# includes the common part by its installed path; it is pointed at the
+# unpacked copy instead.
+debian_headers() {
+	local pkgs p deb hroot hstamp
+	kbuild=/usr/src/linux-headers-$kver
+	[[ ! -f $kbuild/Makefile ]] || return 0
+	local base=${kver%-amd64}
+	pkgs=("linux-headers-$kver" "linux-headers-$base-common" "linux-kbuild-$base")
+	for p in "${pkgs[@]}"; do
+		[[ -n $(find_deb "$p") ]] || download_debs "$p"
+	done
+	hroot=$kdir/headers
+	hstamp=$(for p in "${pkgs[@]}"; do deb=$(find_deb "$p"); basename "$deb"; done)
+	kbuild=$hroot/usr/src/linux-headers-$kver
+	if [[ ! -f $kdir/headers.stamp || $(<"$kdir/headers.stamp") != "$hstamp" ]]; then
+		note "unpacking the headers of $kver"
+		rm -rf "$hroot" "$hroot.tmp" "$kdir/headers.stamp"
+		for p in "${pkgs[@]}"; do
+			dpkg -x "$(find_deb "$p")" "$hroot.tmp"
+		done
+		sed -i "s|^include /usr/src/|include $hroot/usr/src/|" \
+			"$hroot.tmp/usr/src/linux-headers-$kver/Makefile"
+		mv "$hroot.tmp" "$hroot"
+		echo "$hstamp" >"$kdir/headers.stamp"
+	fi
+	[[ -f $kbuild/Makefile ]] || die "no headers for $kver in $hroot"
 }
 
 # The boot protocol header (Documentation/x86/boot.rst) gives setup_sects
@@ -85,7 +142,8 @@ find_deb() {
 # starts payload_offset bytes into the protected-mode code, which follows
 # the (setup_sects + 1) 512-byte setup sectors. The compressor is recognised
 # by its magic; the kernel appends 4 bytes of size, which xz --single-stream
-# and the other decompressors ignore as trailing data.
+# and the other decompressors ignore as trailing data (zstd does not: they
+# are cut off for it).
 le_int() { # FILE OFFSET SIZE
 	od -An -t "u$3" -j "$2" -N "$3" "$1" | tr -d ' '
 }
@@ -98,14 +156,14 @@ extract_vmlinux() { # BZIMAGE OUT
 	off=$(((setup + 1) * 512 + $(le_int "$img" $((0x248)) 4)))
 	len=$(le_int "$img" $((0x24c)) 4)
 	magic=$(od -An -tx1 -j "$off" -N 6 "$img" | tr -d ' ')
-	payload() {
-		dd if="$img" iflag=skip_bytes,count_bytes skip="$off" count="$len" \
-			bs=1M status=none
+	payload() { # [TRAILER]: bytes at the end to leave out
+		dd if="$img" iflag=skip_bytes,count_bytes skip="$off" \
+			count="$((len - ${1:-0}))" bs=1M status=none
 	}
 	case $magic in
 	fd377a585a00*) payload | xz -dc --single-stream ;;
 	1f8b*) payload | gzip -dc 2>/dev/null || [[ $? -eq 2 ]] ;; # 2: trailing bytes
-	28b52ffd*) payload | zstd -dcq ;;
+	28b52ffd*) payload 4 | zstd -dcq ;; # zstd refuses trailing data
 	5d0000*) payload | xz -dc --format=lzma ;;
 	425a68*) payload | bzip2 -dcq ;;
 	02214c18*) payload | lz4 -dc ;;
@@ -118,8 +176,8 @@ extract_vmlinux() { # BZIMAGE OUT
 
 # --- Debian's kernel: steps 1 to 3 ------------------------------------------------
 # Sets kver, kdir, vmlinux, moddir, kbuild, stamp.
-debian_kernel() {
-	kver=$("$here/kver.sh")
+debian_kernel() { # SERIES
+	kver=$("$here/kver.sh" --series "$1")
 	kdir=$DRAY_CACHE/kernel/$kver
 	kbuild=/usr/src/linux-headers-$kver
 	mkdir -p "$kdir" "$DRAY_CACHE/debs"
@@ -127,26 +185,13 @@ debian_kernel() {
 	exec 9>"$kdir/.lock"
 	flock 9
 
-	# --- 1. the image package ---------------------------------------------------
+	# --- 1. the image package (and for 6.12 the headers) ------------------------
 	deb=$(find_deb || true)
 	if [[ -z $deb ]]; then
-		note "downloading linux-image-$kver"
-		# apt downloads as user _apt: use a directory it can reach (the cache
-		# may sit in a private home), then move the file in.
-		tmp=$(mktemp -d)
-		chmod 0755 "$tmp"
-		if [[ $EUID -eq 0 ]] && id _apt >/dev/null 2>&1; then
-			chown _apt "$tmp"
-		fi
-		(cd "$tmp" && apt-get download -q "linux-image-$kver" >&2) ||
-			{ rm -rf "$tmp"; die "apt-get download linux-image-$kver failed"; }
-		for f in "$tmp"/linux-image-"$kver"_*.deb; do
-			cp "$f" "$DRAY_CACHE/debs/.partial"
-			mv "$DRAY_CACHE/debs/.partial" "$DRAY_CACHE/debs/${f##*/}"
-		done
-		rm -rf "$tmp"
+		download_debs "linux-image-$kver"
 		deb=$(find_deb) || die "apt-get download linux-image-$kver fetched nothing"
 	fi
+	[[ $1 != 6.12 ]] || debian_headers
 
 	# --- 2. unpacked tree (+ modules.dep, which the package does not ship) ------
 	root=$kdir/root
@@ -176,11 +221,11 @@ debian_kernel() {
 	fi
 }
 
-if [[ $kernel == debug ]]; then
-	debug_kernel
-else
-	debian_kernel
-fi
+case $kernel in
+debug) debug_kernel ;;
+6.12) debian_kernel 6.12 ;;
+*) debian_kernel 6.1 ;;
+esac
 
 # --- 4. initramfs -------------------------------------------------------------
 # Module paths (relative to $moddir) in load order, dependencies first:

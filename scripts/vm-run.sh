@@ -27,10 +27,11 @@ KFENCE, UBSAN, DEBUG_LIST or DEBUG_OBJECTS report, and (debug kernel) a
 kmemleak leak attributed to dray fail the run (CMD's status if non-zero,
 else 1).
 
-  --kernel K           debian (default): Debian's linux-image; debug: the
-                       debug kernel of scripts/debug-kernel.sh (built and
-                       cached on first use; pass modules built against its
-                       tree, KDIR printed by scripts/vm-kernel.sh --kernel debug)
+  --kernel K           debian (default): Debian's linux-image (6.1); 6.12:
+                       Debian 12's 6.12 LTS image; debug: the debug kernel of
+                       scripts/debug-kernel.sh (built and cached on first
+                       use). Pass modules built against the kernel's tree
+                       (KDIR printed by scripts/vm-kernel.sh --kernel K)
 
   --module FILE.ko     install FILE.ko under updates/ (repeatable), depmod'ed
   --timeout SECS       kill the VM SECS after its start, exit 124 (default 900)
@@ -43,7 +44,7 @@ else 1).
   --quiet              no "vm: boot-to-command" line
 
 Environment: DRAY_VM_ACCEL=tcg|kvm forces the accelerator (default: KVM if a
-cached probe says it boots, else TCG); DRAY_VM_KERNEL=debian|debug sets the
+cached probe says it boots, else TCG); DRAY_VM_KERNEL=debian|6.12|debug sets the
 default of --kernel; DRAY_VM_APPEND adds kernel parameters;
 DRAY_VM_KEEP=1 keeps the run directory (build/vm/runs/); all DRAY_* variables
 are passed to CMD.
@@ -78,7 +79,8 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 [[ $# -gt 0 ]] || { usage >&2; exit 2; }
-[[ $kernel == debian || $kernel == debug ]] || die "--kernel wants debian or debug"
+[[ $kernel == debian || $kernel == 6.12 || $kernel == debug ]] ||
+	die "--kernel wants debian, 6.12 or debug"
 if [[ -z $mem ]]; then
 	if [[ $kernel == debug ]]; then mem=1024; else mem=2048; fi
 fi

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dray: the one place that absorbs kernel API differences between the
- * first target (6.1 LTS) and newer kernels (6.12 and later).
+ * dray: the one place where the driver absorbs kernel API differences
+ * between the first target (6.1 LTS) and newer kernels (6.12 and later);
+ * the device model's are in dev/dev_compat.h. Kbuild detects each
+ * difference from the kernel's headers, not from its version number.
  */
 #ifndef DRAY_COMPAT_H
 #define DRAY_COMPAT_H
@@ -22,30 +24,36 @@ static inline void dray_vm_flags_clear(struct vm_area_struct *vma,
 }
 
 /*
- * Newer kernels (6.12 among them) hand reg_user_mr_dmabuf the verb's
- * attribute bundle instead of its driver udata; Kbuild detects it. The
- * op's last parameter is a struct dray_dmabuf_mr_arg *, and
- * dray_dmabuf_mr_udata() the udata in it.
+ * Newer kernels hand some ops the verb's attribute bundle instead of its
+ * driver udata: create_cq since 6.11, reg_user_mr_dmabuf since 6.10 (both
+ * in 6.12). Kbuild detects each. Such an op's last parameter is a
+ * struct dray_create_cq_arg * or struct dray_dmabuf_mr_arg *, and
+ * dray_create_cq_udata() or dray_dmabuf_mr_udata() gives the udata in it
+ * (NULL for a kernel caller, which passes no bundle).
  */
-#ifdef DRAY_HAVE_DMABUF_MR_ATTRS
+#include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#define dray_dmabuf_mr_arg	uverbs_attr_bundle
-
 static inline struct ib_udata *
-dray_dmabuf_mr_udata(struct uverbs_attr_bundle *attrs)
+dray_bundle_udata(struct uverbs_attr_bundle *attrs)
 {
 	return attrs ? &attrs->driver_udata : NULL;
 }
+
+#ifdef DRAY_HAVE_CREATE_CQ_ATTRS
+#define dray_create_cq_arg	uverbs_attr_bundle
+#define dray_create_cq_udata	dray_bundle_udata
 #else
-#include <rdma/ib_verbs.h>
+#define dray_create_cq_arg	ib_udata
+#define dray_create_cq_udata(udata)	(udata)
+#endif
 
+#ifdef DRAY_HAVE_DMABUF_MR_ATTRS
+#define dray_dmabuf_mr_arg	uverbs_attr_bundle
+#define dray_dmabuf_mr_udata	dray_bundle_udata
+#else
 #define dray_dmabuf_mr_arg	ib_udata
-
-static inline struct ib_udata *dray_dmabuf_mr_udata(struct ib_udata *udata)
-{
-	return udata;
-}
+#define dray_dmabuf_mr_udata(udata)	(udata)
 #endif
 
 #endif /* DRAY_COMPAT_H */

@@ -25,8 +25,8 @@
 #include <linux/netdevice.h>
 #include <linux/udp.h>
 #include <net/ip6_checksum.h>
-#include <asm/unaligned.h>
 
+#include "dev_compat.h"
 #include "dev_trace.h"
 #include "dev_xport_int.h"
 

@@ -212,12 +212,16 @@ void dray_cq_unpublish(struct dray_dev *dev, struct dray_cq *cq)
 	wait_for_completion(&cq->unused);
 }
 
-/* A kernel CQ (no udata) has its ring in kernel memory: see kcq.c. */
+/*
+ * A kernel CQ (no udata) has its ring in kernel memory: see kcq.c. @arg is
+ * the udata, or on newer kernels the attribute bundle holding it (compat.h).
+ */
 int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		   struct ib_udata *udata)
+		   struct dray_create_cq_arg *arg)
 {
 	struct dray_dev *dev = to_ddev(ibcq->device);
 	struct dray_cq *cq = to_dcq(ibcq);
+	struct ib_udata *udata = dray_create_cq_udata(arg);
 	struct dray_create_cq_resp resp = {};
 	struct dray_create_cq_cmd cmd;
 	int ret;

@@ -643,7 +643,7 @@ int dray_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 
 /* cq.c */
 int dray_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		   struct ib_udata *udata);
+		   struct dray_create_cq_arg *arg);
 int dray_cq_attr_check(struct dray_dev *dev, const struct ib_cq_init_attr *attr);
 int dray_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int dray_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
