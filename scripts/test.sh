@@ -37,8 +37,9 @@
 #  12. Debian 12's 6.12 LTS kernel (scripts/vm-kernel.sh --kernel 6.12):
 #      dray.ko, dray_ktest.ko and the dma-buf exporter built against its
 #      headers, then stages 3, 4 (all groups but loss, mpi and failnth), 6,
-#      7, 8 and 9 again in VMs that boot it (6.12-*). They run before the
-#      debug stages, while the debug kernel may still be building.
+#      7, 8 and 9 again in VMs that boot it (6.12-*), and interop with its
+#      rxe (pingpong, capture, and ibta15: ATOMIC WRITE and FLUSH). They run
+#      before the debug stages, while the debug kernel may still be building.
 #
 # Options: --no-debug skips stage 11; --debug-only runs only stage 11 and
 # the builds (`make debug`).
@@ -185,6 +186,9 @@ if [[ -n $normal ]]; then
 		tests/storage/run.sh dray
 	stage 6.12-pyverbs scripts/vm-run.sh --timeout 2400 --module "$ko612" -- \
 		tests/pyverbs/run.sh dray
+	# rxe of 6.12 against dray, with IBTA 1.5 ATOMIC WRITE and FLUSH.
+	stage 6.12-interop scripts/vm-run.sh --timeout 1800 --module "$ko612" -- \
+		tests/interop/interop.sh pingpong capture ibta15
 	unset DRAY_VM_KERNEL DRAY_DMABUF_EXP_KO
 fi
 

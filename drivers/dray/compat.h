@@ -56,4 +56,18 @@ dray_bundle_udata(struct uverbs_attr_bundle *attrs)
 #define dray_dmabuf_mr_udata(udata)	(udata)
 #endif
 
+/*
+ * IBTA 1.5's ATOMIC WRITE and FLUSH (6.2 and later: the device flags and
+ * the MR right IB_ACCESS_FLUSH_GLOBAL). Where the kernel lacks them, the
+ * device reports neither and no MR can be given the right.
+ */
+#ifdef DRAY_HAVE_ATOMIC_WRITE_FLUSH
+#define DRAY_IB_ACCESS_FLUSH_GLOBAL	IB_ACCESS_FLUSH_GLOBAL
+#define DRAY_IB_DEVICE_IBTA15		(IB_DEVICE_FLUSH_GLOBAL | \
+					 IB_DEVICE_ATOMIC_WRITE)
+#else
+#define DRAY_IB_ACCESS_FLUSH_GLOBAL	0
+#define DRAY_IB_DEVICE_IBTA15		0
+#endif
+
 #endif /* DRAY_COMPAT_H */

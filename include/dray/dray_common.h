@@ -49,17 +49,19 @@
 
 /*
  * Access rights of an MR or a memory window (and remote rights of a QP);
- * IBTA bit order. MW_BIND: windows may be bound to the MR.
+ * IBTA bit order. MW_BIND: windows may be bound to the MR. FLUSH_GLOBAL
+ * (MRs only): a FLUSH of placement type global may name the MR.
  */
 #define DRAY_ACCESS_LOCAL_WRITE		0x1
 #define DRAY_ACCESS_REMOTE_WRITE	0x2
 #define DRAY_ACCESS_REMOTE_READ		0x4
 #define DRAY_ACCESS_REMOTE_ATOMIC	0x8
 #define DRAY_ACCESS_MW_BIND		0x10
+#define DRAY_ACCESS_FLUSH_GLOBAL	0x20
 #define DRAY_ACCESS_REMOTE		(DRAY_ACCESS_REMOTE_WRITE | \
 					 DRAY_ACCESS_REMOTE_READ | \
 					 DRAY_ACCESS_REMOTE_ATOMIC)
-#define DRAY_ACCESS_ALL			0x1f
+#define DRAY_ACCESS_ALL			0x3f
 
 /* Memory window types (IBTA: type 2 is bound to a QP; dray's 2 is 2B). */
 enum dray_mw_type {

@@ -92,6 +92,19 @@ struct dray_cq_db {
  * the QP goes to ERR. LOCAL_INV and a SEND with invalidate make type 2
  * windows FREE as they do FAST_REG MRs.
  */
+/*
+ * ATOMIC_WRITE (RC, IBTA 1.5) writes the 8 bytes of u.atomic_write.value,
+ * in order, to u.atomic_write.remote_addr (8-byte aligned; the R_Key needs
+ * remote write) as one store that no other access of the device sees in
+ * part. It has no SGEs and no INLINE flag. FLUSH (RC, IBTA 1.5) asks the
+ * responder to make what earlier WQEs wrote there visible at the placement
+ * type u.flush.type (DRAY_FLUSH_GLOBAL; PERSISTENT is never granted by
+ * dray's responder, whose memory is not persistent), over
+ * [remote_addr, + length) or, with level DRAY_FLUSH_LEVEL_MR, the whole MR
+ * that u.flush.rkey names; no SGEs, no INLINE. Both take an initiator-depth
+ * slot like a READ and complete when the responder's empty READ response
+ * comes back.
+ */
 enum dray_wqe_opcode {
 	DRAY_WQE_SEND			= 0x00,
 	DRAY_WQE_SEND_IMM		= 0x01,
@@ -104,8 +117,16 @@ enum dray_wqe_opcode {
 	DRAY_WQE_LOCAL_INV		= 0x08,	/* u.inv.rkey, local */
 	DRAY_WQE_REG_MR			= 0x09,	/* u.reg; DRAY_QP_F_PRIV only */
 	DRAY_WQE_BIND_MW		= 0x0a,	/* u.bind */
+	DRAY_WQE_ATOMIC_WRITE		= 0x0b,	/* u.atomic_write */
+	DRAY_WQE_FLUSH			= 0x0c,	/* u.flush */
 	DRAY_WQE_OPCODE_MAX,
 };
+
+/* u.flush.type (IBTA placement type) and u.flush.level (selectivity). */
+#define DRAY_FLUSH_GLOBAL	0x1
+#define DRAY_FLUSH_PERSISTENT	0x2
+#define DRAY_FLUSH_LEVEL_RANGE	0
+#define DRAY_FLUSH_LEVEL_MR	1
 
 /* dray_sq_wqe.flags */
 #define DRAY_WQE_F_SIGNALED	0x01	/* write a CQE on success */
@@ -154,6 +175,21 @@ struct dray_sq_wqe {
 			__le64	compare_add;	/* compare, or add for FA */
 			__le64	swap;
 		} atomic;
+		struct {
+			__le64	remote_addr;
+			__le32	rkey;
+			__le32	reserved;
+			__u8	value[8];	/* the bytes stored, in order */
+		} atomic_write;
+		struct {
+			__le64	remote_addr;
+			__le32	rkey;
+			__u8	type;		/* DRAY_FLUSH_GLOBAL/PERSISTENT */
+			__u8	level;		/* DRAY_FLUSH_LEVEL_* */
+			__u8	reserved[2];
+			__le32	length;		/* level RANGE: bytes */
+			__le32	reserved2;
+		} flush;
 		struct {
 			__le32	ah;		/* address handle number */
 			__le32	remote_qpn;
@@ -242,6 +278,8 @@ enum dray_cqe_opcode {
 	DRAY_CQE_LOCAL_INV	= 0x05,
 	DRAY_CQE_REG_MR		= 0x06,
 	DRAY_CQE_BIND_MW	= 0x07,
+	DRAY_CQE_ATOMIC_WRITE	= 0x08,
+	DRAY_CQE_FLUSH		= 0x09,
 	DRAY_CQE_RECV		= 0x80,
 	DRAY_CQE_RECV_RDMA_IMM	= 0x81,
 };

@@ -31,6 +31,9 @@
 #   uc         tests/rdma/uc (kselftest harness): UC QPs, one line per case,
 #              then its lossy-link case again under netem loss 3%; and
 #              ibv_uc_pingpong between the devices
+#   ibta15     tests/rdma/ibta15 (kselftest harness): IBTA 1.5 ATOMIC WRITE
+#              and FLUSH where the kernel offers them (6.12), their
+#              absence where it does not (6.1)
 #   srq        tests/rdma/srq (kselftest harness): shared receive queues, one
 #              line per case
 #   dmabuf     tests/rdma/dmabuf (kselftest harness): dma-buf MRs, one line
@@ -75,7 +78,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest integrity verbs_err hostile ud uc srq dmabuf failnth abifuzz evflood loss counters ucx mpi distro}
+groups=${*:-pingpong perftest integrity verbs_err hostile ud uc ibta15 srq dmabuf failnth abifuzz evflood loss counters ucx mpi distro}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -312,6 +315,14 @@ if want ud; then
 	todo=
 	[[ $kind == rxe ]] && todo="rxe 6.1 deviates from IBTA for UD"
 	harness_tap ud "$LOG/ud.out" "$rc" "$todo"
+fi
+
+if want ibta15; then
+	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
+		timeout 600 "$BIN/ibta15" >"$LOG/ibta15.out" 2>&1
+	rc=$?
+	grep -E "^# .*(Expected|FAIL|SKIP|offers)" "$LOG/ibta15.out" | sed 's/^#*/#/'
+	harness_tap ibta15 "$LOG/ibta15.out" "$rc"
 fi
 
 if want uc; then

@@ -60,6 +60,8 @@ UNIT_TEST(opcode_table)
 		{ 0x14, 40, "RC FetchAdd" },
 		{ 0x16, 16, "RC SEND Last with Invalidate" },
 		{ 0x17, 16, "RC SEND Only with Invalidate" },
+		{ 0x1c, 32, "RC FLUSH" },
+		{ 0x1d, 28, "RC ATOMIC WRITE" },
 		{ 0x20, 12, "UC SEND First" },
 		{ 0x21, 12, "UC SEND Middle" },
 		{ 0x22, 12, "UC SEND Last" },
@@ -103,6 +105,27 @@ UNIT_TEST(opcode_table)
 		valid += !!dray_opcodes[i].flags;
 	CHECK_EQ(valid, sizeof(want) / sizeof(want[0]));
 	CHECK_EQ(DRAY_HDR_MAX, 40);
+}
+
+/* A FLUSH header by hand: FETH (level MR, type global) before the RETH. */
+UNIT_TEST(flush_bytes)
+{
+	struct dray_pkt p = {
+		.opcode = DRAY_OP_FLUSH, .pkey = 0xffff, .qpn = 0x12,
+		.psn = 0x345, .va = 0x1122334455667788ULL, .rkey = 0xaabbccdd,
+		.dma_len = 0x100, .flush_type = 1, .flush_level = 1,
+	};
+	static const u8 want[32] = {
+		0x1c, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x12,
+		0x00, 0x00, 0x03, 0x45,
+		0x00, 0x00, 0x00, 0x11,
+		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+		0xaa, 0xbb, 0xcc, 0xdd, 0x00, 0x00, 0x01, 0x00,
+	};
+	u8 buf[64];
+
+	CHECK_EQ(dray_wire_build(&p, buf), 32);
+	CHECK(!memcmp(buf, want, sizeof(want)), "FLUSH header bytes");
 }
 
 /* A WRITE First header assembled by hand, byte by byte. */
@@ -172,6 +195,10 @@ UNIT_TEST(build_parse_roundtrip)
 			if (f & DRAY_OPF_DETH) {
 				a.qkey = rand();
 				a.src_qpn = rand() & DRAY_QPN_MASK;
+			}
+			if (f & DRAY_OPF_FETH) {
+				a.flush_type = rand() & DRAY_FETH_PLT_MASK;
+				a.flush_level = rand() & 3;
 			}
 			len = dray_wire_build(&a, buf);
 			CHECK_EQ(len, dray_wire_hdr_len(f));
@@ -404,6 +431,12 @@ UNIT_TEST(request_opcodes)
 	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_LOCAL_INV, F | L), -1);
 	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_REG_MR, F | L), -1);
 	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_BIND_MW, F | L), -1);
+	/* IBTA 1.5: one packet each. */
+	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_ATOMIC_WRITE, F | L),
+		 DRAY_OP_ATOMIC_WRITE);
+	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_ATOMIC_WRITE, F), -1);
+	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_FLUSH, F | L), DRAY_OP_FLUSH);
+	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_FLUSH, M), -1);
 	CHECK_EQ(dray_wire_req_opcode(DRAY_WQE_OPCODE_MAX, F | L), -1);
 	CHECK_EQ(dray_wire_req_opcode(0xff, F | L), -1);
 	CHECK_EQ(dray_wire_read_resp_opcode(F), DRAY_OP_READ_RESP_FIRST);
@@ -437,6 +470,7 @@ int main(void)
 		{ "header_layouts", header_layouts },
 		{ "opcode_table", opcode_table },
 		{ "build_bytes", build_bytes },
+		{ "flush_bytes", flush_bytes },
 		{ "build_parse_roundtrip", build_parse_roundtrip },
 		{ "parse_rejects", parse_rejects },
 		{ "ipv4_udp", ipv4_udp },

@@ -368,7 +368,7 @@ static struct dray_xp_swqe *comp_match(struct dray_hw *hw,
 		return NULL;
 	}
 	/* A READ response for an atomic or the other way round. */
-	if (m->opcode == DRAY_WQE_RDMA_READ ? !is_read : is_read) {
+	if (dray_xp_is_read_answered(m->opcode) ? !is_read : is_read) {
 		qp->xp.stats.bad_responses++;
 		return NULL;
 	}
@@ -397,7 +397,9 @@ static void comp_read_resp(struct dray_hw *hw, struct dray_hw_qp *qp,
 	 * answers.
 	 */
 	end = m->resp_pkts + 1 == m->npkts ? DRAY_OPF_END : 0;
-	want = dray_wire_seg_len(m->length, mtu, m->resp_pkts);
+	/* ATOMIC_WRITE and FLUSH: one READ response Only, no payload. */
+	want = m->opcode == DRAY_WQE_RDMA_READ ?
+	       dray_wire_seg_len(m->length, mtu, m->resp_pkts) : 0;
 	if ((end && !(rx->flags & DRAY_OPF_END)) ||
 	    ((rx->flags & DRAY_OPF_AETH) &&
 	     (rx->hdr.syndrome & DRAY_AETH_TYPE_MASK) != DRAY_AETH_ACK) ||

@@ -727,6 +727,24 @@ u64 dray_hw_mr_atomic(struct dray_hw_mr *mr, u64 addr, bool cmp_swap,
 	return orig;
 }
 
+void dray_hw_mr_atomic_write(struct dray_hw_mr *mr, u64 addr,
+			     const u8 value[8])
+{
+	struct page *page;
+	u32 offset;
+	void *va;
+	u64 v;
+
+	/* As for atomics: aligned, so the word never crosses a page. */
+	if (!IS_ALIGNED(addr, sizeof(u64)))
+		return;
+	memcpy(&v, value, sizeof(v));
+	page = mr_translate(mr, addr, &offset);
+	va = kmap_local_page(page);
+	WRITE_ONCE(*(u64 *)(va + offset), v);
+	kunmap_local(va);
+}
+
 /* Device reset: every MR, unpublished as DESTROY_MR does. */
 void dray_hw_mrs_destroy(struct dray_hw *hw)
 {

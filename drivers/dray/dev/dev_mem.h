@@ -73,6 +73,13 @@ struct page *dray_hw_mr_page(struct dray_hw_mr *mr, u64 addr, u32 *offset,
  */
 u64 dray_hw_mr_atomic(struct dray_hw_mr *mr, u64 addr, bool cmp_swap,
 		      u64 compare_add, u64 swap);
+/*
+ * ATOMIC_WRITE: store the 8 bytes at @value, in order, at addr (8-byte
+ * aligned, checked; else nothing is written) as one access, which the
+ * atomics above never see in part.
+ */
+void dray_hw_mr_atomic_write(struct dray_hw_mr *mr, u64 addr,
+			     const u8 value[8]);
 
 /*
  * Fast registration (the local operations of dray_queue.h), for the QP's

@@ -160,6 +160,12 @@ static u8 req_validate(struct dray_hw *hw, struct dray_hw_qp *qp,
 	case DRAY_WQE_BIND_MW:
 		/* No data (dray_hw_sq_fetch() checked); done at execution. */
 		return DRAY_CQE_ST_SUCCESS;
+	case DRAY_WQE_ATOMIC_WRITE:
+	case DRAY_WQE_FLUSH:
+		/* The header holds all (dray_hw_sq_fetch() checked it). */
+		if (!qp->max_rd_atomic)
+			return DRAY_CQE_ST_LOC_QP_OP_ERR;
+		return DRAY_CQE_ST_SUCCESS;
 	case DRAY_WQE_ATOMIC_CMP_SWP:
 	case DRAY_WQE_ATOMIC_FETCH_ADD:
 		if (w->length < sizeof(u64))
@@ -321,8 +327,9 @@ static void req_commit(struct dray_hw_qp *qp, u8 status, u8 verr)
 		dray_xp_comp_fail(m, status, verr);
 	} else if (dray_hw_wqe_is_local(w->hdr.opcode)) {
 		m->state = DRAY_XP_WQE_DONE;
-	} else if (w->hdr.opcode == DRAY_WQE_ATOMIC_CMP_SWP ||
-		   w->hdr.opcode == DRAY_WQE_ATOMIC_FETCH_ADD) {
+	} else if (w->hdr.opcode != DRAY_WQE_RDMA_READ &&
+		   dray_xp_is_rd_atomic(w->hdr.opcode)) {
+		/* Atomics, ATOMIC_WRITE and FLUSH: one packet, one slot. */
 		m->npkts = 1;
 		m->rd_slots = 1;
 	} else {
@@ -459,6 +466,21 @@ static u32 req_build(struct dray_hw_qp *qp, struct dray_xp_swqe *m, u32 n,
 		pkt->opcode = DRAY_OP_FETCH_ADD;
 		pkt->swap_add = le64_to_cpu(h->u.atomic.compare_add);
 		break;
+	case DRAY_WQE_ATOMIC_WRITE:
+		/* The 8 bytes are the payload (dray_hw_sq_fetch()). */
+		pkt->opcode = DRAY_OP_ATOMIC_WRITE;
+		pkt->va = le64_to_cpu(h->u.atomic_write.remote_addr);
+		pkt->rkey = le32_to_cpu(h->u.atomic_write.rkey);
+		pkt->dma_len = sizeof(u64);
+		return sizeof(u64);
+	case DRAY_WQE_FLUSH:
+		pkt->opcode = DRAY_OP_FLUSH;
+		pkt->va = le64_to_cpu(h->u.flush.remote_addr);
+		pkt->rkey = le32_to_cpu(h->u.flush.rkey);
+		pkt->dma_len = le32_to_cpu(h->u.flush.length);
+		pkt->flush_type = h->u.flush.type;
+		pkt->flush_level = h->u.flush.level;
+		return 0;
 	default:
 		pos = dray_wire_pos(n, m->npkts);
 		pkt->opcode = dray_wire_req_opcode(m->opcode, pos);

@@ -41,6 +41,8 @@ enum resp_state {
 	RESP_INVALIDATE,
 	RESP_READ,
 	RESP_ATOMIC,
+	RESP_ATOMIC_WRITE,
+	RESP_FLUSH,
 	RESP_COMPLETE,
 	RESP_ACKNOWLEDGE,
 	RESP_NAK_SEQ,
@@ -68,6 +70,8 @@ static const char * const resp_state_name[RESP_NSTATES] = {
 	[RESP_INVALIDATE]	= "INVALIDATE",
 	[RESP_READ]		= "READ",
 	[RESP_ATOMIC]		= "ATOMIC",
+	[RESP_ATOMIC_WRITE]	= "ATOMIC_WRITE",
+	[RESP_FLUSH]		= "FLUSH",
 	[RESP_COMPLETE]		= "COMPLETE",
 	[RESP_ACKNOWLEDGE]	= "ACKNOWLEDGE",
 	[RESP_NAK_SEQ]		= "NAK_SEQ",
@@ -101,6 +105,10 @@ struct resp_ctx {
 };
 
 typedef enum resp_state (*resp_fn)(struct resp_ctx *c);
+
+/* Requests that take a responder resource and get their answer from it. */
+#define RESP_OPF_RES	(DRAY_OPF_READ | DRAY_OPF_ATOMIC | DRAY_OPF_FLUSH | \
+			 DRAY_OPF_ATOMIC_WRITE)
 
 /* res_next, res_tx and res_pending are u8. */
 static_assert(DRAY_HW_MAX_RD_ATOM <= U8_MAX);
@@ -200,7 +208,8 @@ static enum resp_state resp_check_op_valid(struct resp_ctx *c)
 {
 	u8 access = c->qp->access;
 
-	if (((c->f & DRAY_OPF_WRITE) && !(access & DRAY_ACCESS_REMOTE_WRITE)) ||
+	if (((c->f & (DRAY_OPF_WRITE | DRAY_OPF_ATOMIC_WRITE)) &&
+	     !(access & DRAY_ACCESS_REMOTE_WRITE)) ||
 	    ((c->f & DRAY_OPF_READ) && !(access & DRAY_ACCESS_REMOTE_READ)) ||
 	    ((c->f & DRAY_OPF_ATOMIC) &&
 	     !(access & DRAY_ACCESS_REMOTE_ATOMIC)))
@@ -219,7 +228,7 @@ static enum resp_state resp_check_resource(struct resp_ctx *c)
 	struct dray_xp_resp *rs = &c->qp->xp.resp;
 	int ret;
 
-	if (c->f & (DRAY_OPF_READ | DRAY_OPF_ATOMIC)) {
+	if (c->f & RESP_OPF_RES) {
 		u32 n = resp_nres(c->qp);
 
 		if (!n)
@@ -292,6 +301,16 @@ static enum resp_state resp_check_length(struct resp_ctx *c)
 	} else if (c->f & DRAY_OPF_READ) {
 		if (h->dma_len > DRAY_HW_MAX_MSG)
 			return RESP_ERR_INV_REQ;
+	} else if (c->f & DRAY_OPF_ATOMIC_WRITE) {
+		/* Exactly the 8 bytes it writes (IBTA 1.5 oA19-28). */
+		if (h->dma_len != sizeof(u64) || len != sizeof(u64) || h->pad)
+			return RESP_ERR_INV_REQ;
+	} else if (c->f & DRAY_OPF_FLUSH) {
+		/* One placement type of the two, a level of the two. */
+		if ((h->flush_type != DRAY_FLUSH_GLOBAL &&
+		     h->flush_type != DRAY_FLUSH_PERSISTENT) ||
+		    h->flush_level > DRAY_FLUSH_LEVEL_MR)
+			return RESP_ERR_INV_REQ;
 	}
 	return RESP_CHECK_RKEY;
 }
@@ -339,6 +358,35 @@ static enum resp_state resp_check_rkey(struct resp_ctx *c)
 			return RESP_ERR_INV_REQ;
 		c->mr_va = va;
 		return RESP_ATOMIC;
+	}
+	if (c->f & DRAY_OPF_ATOMIC_WRITE) {
+		if (h->va & (sizeof(u64) - 1))
+			return RESP_ERR_INV_REQ;
+		va = h->va;
+		if (dray_hw_rkey_check(c->hw, h->rkey, qp,
+				       DRAY_ACCESS_REMOTE_WRITE, &va,
+				       sizeof(u64), &c->mr))
+			return RESP_ERR_ACCESS;
+		if (va & (sizeof(u64) - 1))
+			return RESP_ERR_INV_REQ;
+		c->mr_va = va;
+		return RESP_ATOMIC_WRITE;
+	}
+	if (c->f & DRAY_OPF_FLUSH) {
+		/*
+		 * The MR must allow the placement type: no memory of dray's
+		 * is persistent, so no MR allows PERSISTENT. Level MR names
+		 * the whole MR: no range. Windows carry no flush right.
+		 */
+		if (h->flush_type != DRAY_FLUSH_GLOBAL)
+			return RESP_ERR_ACCESS;
+		va = h->va;
+		len = h->flush_level == DRAY_FLUSH_LEVEL_MR ? 0 : h->dma_len;
+		if (dray_hw_rkey_check(c->hw, h->rkey, qp,
+				       DRAY_ACCESS_FLUSH_GLOBAL, &va, len,
+				       &c->mr))
+			return RESP_ERR_ACCESS;
+		return RESP_FLUSH;
 	}
 	return RESP_EXECUTE;
 }
@@ -457,6 +505,58 @@ static enum resp_state resp_atomic(struct resp_ctx *c)
 	rs->last_op = h->opcode;
 	rs->in_msg = false;
 	return RESP_DONE;
+}
+
+/*
+ * ATOMIC_WRITE and FLUSH, executed: their answer is an RDMA READ response
+ * Only with no payload (IBTA 1.5), kept in a resource of length 0 so that
+ * a duplicate gets it again without a second execution.
+ */
+static enum resp_state resp_empty_read_res(struct resp_ctx *c)
+{
+	struct dray_xp_resp *rs = &c->qp->xp.resp;
+	const struct dray_pkt *h = &c->rx->hdr;
+	struct dray_xp_res *r = c->res;
+
+	memset(r, 0, sizeof(*r));
+	r->type = DRAY_XP_RES_READ;
+	r->opcode = h->opcode;
+	r->psn = h->psn;
+	r->last_psn = h->psn;
+	r->va = h->va;
+	r->rkey = h->rkey;
+	r->tx_psn = h->psn;
+	r->pending = true;
+	rs->res_pending++;
+	rs->res_next = (rs->res_next + 1) % resp_nres(c->qp);
+	rs->epsn = dray_psn_add(h->psn, 1);
+	rs->msn = (rs->msn + 1) & DRAY_AETH_MSN_MASK;
+	rs->last_op = h->opcode;
+	rs->in_msg = false;
+	return RESP_DONE;
+}
+
+/* Store the 8 bytes as one access (dray_hw_mr_atomic_write()). */
+static enum resp_state resp_atomic_write(struct resp_ctx *c)
+{
+	u8 value[sizeof(u64)];
+
+	if (skb_copy_bits(c->rx->skb, c->rx->pay_off, value, sizeof(value)))
+		return RESP_ERR_INV_REQ;
+	dray_hw_mr_atomic_write(c->mr, c->mr_va, value);
+	return resp_empty_read_res(c);
+}
+
+/*
+ * Everything earlier requests wrote is in host memory already (they are
+ * placed as they arrive, in PSN order); the barrier orders those stores
+ * before the response that tells the requester so.
+ */
+static enum resp_state resp_flush(struct resp_ctx *c)
+{
+	/* Earlier placements before the response that reports them. */
+	smp_mb();
+	return resp_empty_read_res(c);
 }
 
 /* The last packet of a message: complete the receive WQE, count it. */
@@ -588,8 +688,9 @@ static void resp_replay(struct dray_hw_qp *qp, struct dray_xp_res *r)
  * 9.7: a duplicate SEND or WRITE is ACK'd again (C9-105), naming the
  * newest PSN an ACK may name; a duplicate READ is answered again from
  * memory for the range it asks, if within the original; a duplicate
- * atomic gets the saved result, never a second execution. Anything else
- * is silently dropped (class D).
+ * atomic gets the saved result, a duplicate ATOMIC_WRITE or FLUSH its
+ * empty response, never a second execution. Anything else is silently
+ * dropped (class D).
  */
 static enum resp_state resp_duplicate(struct resp_ctx *c)
 {
@@ -619,7 +720,8 @@ static enum resp_state resp_duplicate(struct resp_ctx *c)
 		 */
 		if (dray_psn_cmp(h->psn, r->tx_psn) < 0)
 			return RESP_DROP;
-		if (r->type != DRAY_XP_RES_READ || h->rkey != r->rkey ||
+		if (r->type != DRAY_XP_RES_READ ||
+		    r->opcode != DRAY_OP_READ_REQUEST || h->rkey != r->rkey ||
 		    h->va < r->va || h->va - r->va > r->length ||
 		    h->dma_len > r->length - (h->va - r->va))
 			return RESP_DROP;
@@ -640,6 +742,13 @@ static enum resp_state resp_duplicate(struct resp_ctx *c)
 		r->tx_psn = h->psn;
 		r->tx_va = h->va;
 		r->tx_len = h->dma_len;
+		r->tx_pkt = 0;
+	} else if (c->f & (DRAY_OPF_FLUSH | DRAY_OPF_ATOMIC_WRITE)) {
+		/* The same request: its empty response again, no new write. */
+		if (r->type != DRAY_XP_RES_READ || r->psn != h->psn ||
+		    r->opcode != h->opcode || r->va != h->va ||
+		    r->rkey != h->rkey)
+			return RESP_DROP;
 		r->tx_pkt = 0;
 	} else if (r->type != DRAY_XP_RES_ATOMIC || r->psn != h->psn ||
 		   r->opcode != h->opcode || r->va != h->va ||
@@ -798,6 +907,8 @@ static const resp_fn resp_handler[RESP_NSTATES] = {
 	[RESP_INVALIDATE]	= resp_invalidate,
 	[RESP_READ]		= resp_read,
 	[RESP_ATOMIC]		= resp_atomic,
+	[RESP_ATOMIC_WRITE]	= resp_atomic_write,
+	[RESP_FLUSH]		= resp_flush,
 	[RESP_COMPLETE]		= resp_complete,
 	[RESP_ACKNOWLEDGE]	= resp_acknowledge,
 	[RESP_NAK_SEQ]		= resp_nak_seq,

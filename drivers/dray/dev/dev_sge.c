@@ -292,7 +292,8 @@ u8 dray_hw_sge_gather(struct dray_hw *hw, u32 pdn, struct sk_buff *skb,
 	u64 addr;
 	int ret;
 
-	if (wqe->hdr.flags & DRAY_WQE_F_INLINE) {
+	/* Inline payload, or the value of an ATOMIC_WRITE (dev_wq.c). */
+	if (wqe->inline_data) {
 		if (msg_off + len > wqe->length)
 			return DRAY_CQE_ST_LOC_LEN_ERR;
 		skb_put_data(skb, wqe->inline_data + msg_off, len);

@@ -85,6 +85,15 @@ const struct dray_opcode_info dray_opcodes[256] = {
 	[DRAY_OP_SEND_ONLY_INV] = {
 		"RC SEND Only with Invalidate",
 		OP_RC_SEND | OP_ONLY | DRAY_OPF_IETH },
+	/* IBTA 1.5: both are answered by an RDMA READ response Only. */
+	[DRAY_OP_FLUSH] = {
+		"RC FLUSH",
+		DRAY_OPF_RC | DRAY_OPF_REQ | DRAY_OPF_FLUSH | OP_ONLY |
+		DRAY_OPF_FETH | DRAY_OPF_RETH },
+	[DRAY_OP_ATOMIC_WRITE] = {
+		"RC ATOMIC WRITE",
+		DRAY_OPF_RC | DRAY_OPF_REQ | DRAY_OPF_ATOMIC_WRITE | OP_ONLY |
+		DRAY_OPF_RETH | DRAY_OPF_PAYLOAD },
 	/* UC: SEND and RDMA WRITE, no responses (IBTA table 35). */
 	[UC(SEND_FIRST)] = {
 		"UC SEND First", OP_UC_SEND | DRAY_OPF_START },
@@ -161,6 +170,14 @@ u32 dray_wire_build(const struct dray_pkt *pkt, void *buf)
 
 		h->qkey = cpu_to_be32(pkt->qkey);
 		h->sqpn = cpu_to_be32(pkt->src_qpn & DRAY_QPN_MASK);
+		p += sizeof(*h);
+	}
+	if (f & DRAY_OPF_FETH) {
+		struct dray_feth *h = (struct dray_feth *)p;
+
+		h->bits = cpu_to_be32(((u32)pkt->flush_level << DRAY_FETH_SEL_SHIFT &
+				       DRAY_FETH_SEL_MASK) |
+				      (pkt->flush_type & DRAY_FETH_PLT_MASK));
 		p += sizeof(*h);
 	}
 	if (f & DRAY_OPF_RETH) {
@@ -242,6 +259,15 @@ int dray_wire_parse(const void *buf, u32 len, struct dray_pkt *pkt)
 
 		pkt->qkey = be32_to_cpu(h->qkey);
 		pkt->src_qpn = be32_to_cpu(h->sqpn) & DRAY_QPN_MASK;
+		p += sizeof(*h);
+	}
+	if (f & DRAY_OPF_FETH) {
+		const struct dray_feth *h = (const struct dray_feth *)p;
+		u32 bits = be32_to_cpu(h->bits);
+
+		pkt->flush_type = bits & DRAY_FETH_PLT_MASK;
+		pkt->flush_level = (bits & DRAY_FETH_SEL_MASK) >>
+				   DRAY_FETH_SEL_SHIFT;
 		p += sizeof(*h);
 	}
 	if (f & DRAY_OPF_RETH) {
@@ -425,6 +451,8 @@ int dray_wire_req_opcode(u8 wqe_opcode, u32 pos)
 		[DRAY_WQE_LOCAL_INV] = { -1, -1, -1, -1 },
 		[DRAY_WQE_REG_MR] = { -1, -1, -1, -1 },
 		[DRAY_WQE_BIND_MW] = { -1, -1, -1, -1 },
+		[DRAY_WQE_ATOMIC_WRITE] = { -1, -1, -1, DRAY_OP_ATOMIC_WRITE },
+		[DRAY_WQE_FLUSH] = { -1, -1, -1, DRAY_OP_FLUSH },
 	};
 	u32 i = (pos & DRAY_OPF_START ? 1 : 0) | (pos & DRAY_OPF_END ? 2 : 0);
 

@@ -105,6 +105,15 @@ struct dray_ieth {
 	__be32	rkey;
 } __packed;
 
+/* FLUSH extended transport header (IBTA 1.5): before the RETH. */
+struct dray_feth {
+	__be32	bits;		/* [5:4] selectivity level, [3:0] placement type */
+} __packed;
+
+#define DRAY_FETH_PLT_MASK	0x0000000fU
+#define DRAY_FETH_SEL_SHIFT	4
+#define DRAY_FETH_SEL_MASK	0x00000030U
+
 /* Datagram extended transport header (UD). */
 struct dray_deth {
 	__be32	qkey;
@@ -119,6 +128,7 @@ static_assert(sizeof(struct dray_atmack) == 8, "AtomicAckETH size");
 static_assert(sizeof(struct dray_immdt) == 4, "ImmDt size");
 static_assert(sizeof(struct dray_ieth) == 4, "IETH size");
 static_assert(sizeof(struct dray_deth) == 8, "DETH size");
+static_assert(sizeof(struct dray_feth) == 4, "FETH size");
 
 #define DRAY_ICRC_BYTES		4
 /* Largest BTH plus extended headers of any opcode (CmpSwap: 12 + 28). */
@@ -154,6 +164,8 @@ enum dray_opcode {
 	DRAY_OP_FETCH_ADD		= 0x14,
 	DRAY_OP_SEND_LAST_INV		= 0x16,
 	DRAY_OP_SEND_ONLY_INV		= 0x17,
+	DRAY_OP_FLUSH			= 0x1c,
+	DRAY_OP_ATOMIC_WRITE		= 0x1d,
 	DRAY_OP_UC			= 0x20,
 	DRAY_OP_UD_SEND_ONLY		= 0x64,
 	DRAY_OP_UD_SEND_ONLY_IMM	= 0x65,
@@ -180,6 +192,9 @@ enum dray_opcode {
 #define DRAY_OPF_IMM		BIT(17)
 #define DRAY_OPF_IETH		BIT(18)
 #define DRAY_OPF_UC		BIT(19)
+#define DRAY_OPF_FETH		BIT(20)
+#define DRAY_OPF_FLUSH		BIT(21)	/* FLUSH request */
+#define DRAY_OPF_ATOMIC_WRITE	BIT(22)	/* ATOMIC WRITE request */
 
 struct dray_opcode_info {
 	const char	*name;		/* as IBTA vol. 1 table 38 names it */
@@ -195,6 +210,8 @@ static inline u32 dray_wire_hdr_len(u32 f)
 
 	if (f & DRAY_OPF_DETH)
 		len += sizeof(struct dray_deth);
+	if (f & DRAY_OPF_FETH)
+		len += sizeof(struct dray_feth);
 	if (f & DRAY_OPF_RETH)
 		len += sizeof(struct dray_reth);
 	if (f & DRAY_OPF_ATMETH)
@@ -235,6 +252,8 @@ struct dray_pkt {
 	__be32	imm;		/* ImmDt, kept in network order */
 	u32	qkey;		/* DETH */
 	u32	src_qpn;	/* DETH */
+	u8	flush_type;	/* FETH: placement type */
+	u8	flush_level;	/* FETH: selectivity level */
 };
 
 /* Write BTH and extended headers; returns the bytes written. */

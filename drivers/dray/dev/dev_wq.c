@@ -203,6 +203,42 @@ static int swqe_local(struct dray_hw_qp *qp, struct dray_hw_swqe *wqe)
 	return 0;
 }
 
+/*
+ * ATOMIC_WRITE and FLUSH carry what they need in the header: no SGEs, no
+ * inline payload, reserved bytes zero; a FLUSH names one placement type
+ * and a known level. The value ATOMIC_WRITE sends is its payload, from
+ * the copy of the header.
+ */
+static int swqe_header_only(struct dray_hw_swqe *wqe)
+{
+	const struct dray_sq_wqe *h = &wqe->hdr;
+
+	if (h->num_sge)
+		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
+				 DRAY_VERR_WQE_SGE_COUNT);
+	if (h->flags & DRAY_WQE_F_INLINE)
+		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
+				 DRAY_VERR_WQE_INLINE);
+	if (h->opcode == DRAY_WQE_ATOMIC_WRITE) {
+		if (h->u.atomic_write.reserved)
+			return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
+					 DRAY_VERR_WQE_FLAGS);
+		memcpy(wqe->inline_buf, h->u.atomic_write.value,
+		       sizeof(h->u.atomic_write.value));
+		wqe->inline_data = wqe->inline_buf;
+		wqe->length = sizeof(h->u.atomic_write.value);
+		return 0;
+	}
+	if ((h->u.flush.type != DRAY_FLUSH_GLOBAL &&
+	     h->u.flush.type != DRAY_FLUSH_PERSISTENT) ||
+	    h->u.flush.level > DRAY_FLUSH_LEVEL_MR ||
+	    memchr_inv(h->u.flush.reserved, 0, sizeof(h->u.flush.reserved)) ||
+	    h->u.flush.reserved2)
+		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,
+				 DRAY_VERR_WQE_FLAGS);
+	return 0;
+}
+
 /* Inline payload: copy it out of the slot (at most the stride). */
 static int swqe_inline(struct dray_hw_qp *qp, struct dray_hw_swqe *wqe,
 		       const u8 *slot)
@@ -307,6 +343,9 @@ int dray_hw_sq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp, u32 index,
 				 DRAY_VERR_WQE_FLAGS);
 	if (dray_hw_wqe_is_local(wqe->hdr.opcode))
 		return swqe_local(qp, wqe);
+	if (wqe->hdr.opcode == DRAY_WQE_ATOMIC_WRITE ||
+	    wqe->hdr.opcode == DRAY_WQE_FLUSH)
+		return swqe_header_only(wqe);
 	if (wqe->hdr.flags & DRAY_WQE_F_INLINE)
 		return swqe_inline(qp, wqe, slot);
 	return swqe_sgl(hw, qp, wqe, slot);
@@ -460,6 +499,10 @@ static u8 sq_cqe_opcode(u8 wqe_opcode)
 		return DRAY_CQE_REG_MR;
 	case DRAY_WQE_BIND_MW:
 		return DRAY_CQE_BIND_MW;
+	case DRAY_WQE_ATOMIC_WRITE:
+		return DRAY_CQE_ATOMIC_WRITE;
+	case DRAY_WQE_FLUSH:
+		return DRAY_CQE_FLUSH;
 	default:
 		return DRAY_CQE_SEND;
 	}

@@ -30,7 +30,7 @@ struct dray_hw_swqe {
 	u32			length;		/* total payload bytes */
 	u8			vendor_err;	/* DRAY_VERR_* if fetch failed */
 	struct dray_sge		sge[DRAY_HW_MAX_SGE];
-	u8			*inline_data;	/* points into inline_buf */
+	u8			*inline_data;	/* NULL or inline_buf: the payload */
 	u8			inline_buf[DRAY_HW_MAX_INLINE];
 };
 

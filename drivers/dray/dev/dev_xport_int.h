@@ -57,6 +57,13 @@ void dray_xp_send_ack(struct dray_hw *hw, struct dray_hw_qp *qp, u8 syndrome,
 /* dev_xport.c */
 void dray_xp_arm(struct dray_hw *hw, struct dray_hw_qp *qp);
 
+static inline bool dray_xp_is_read_answered(u8 wqe_opcode)
+{
+	return wqe_opcode == DRAY_WQE_RDMA_READ ||
+	       wqe_opcode == DRAY_WQE_ATOMIC_WRITE ||
+	       wqe_opcode == DRAY_WQE_FLUSH;
+}
+
 /* dev_req.c: requester */
 void dray_xp_req_start(struct dray_hw_qp *qp);
 void dray_xp_req_resume(struct dray_hw_qp *qp);
@@ -100,11 +107,18 @@ static inline u32 dray_xp_span(u32 from, u32 to)
 
 #define DRAY_XP_MAX_SPAN	BIT(23)
 
+/*
+ * WQEs answered by responses, not ACKs, each holding initiator depth:
+ * READ, the atomics, and ATOMIC_WRITE and FLUSH (answered by an empty
+ * READ response, dray_xp_is_read_answered()).
+ */
 static inline bool dray_xp_is_rd_atomic(u8 wqe_opcode)
 {
 	return wqe_opcode == DRAY_WQE_RDMA_READ ||
 	       wqe_opcode == DRAY_WQE_ATOMIC_CMP_SWP ||
-	       wqe_opcode == DRAY_WQE_ATOMIC_FETCH_ADD;
+	       wqe_opcode == DRAY_WQE_ATOMIC_FETCH_ADD ||
+	       wqe_opcode == DRAY_WQE_ATOMIC_WRITE ||
+	       wqe_opcode == DRAY_WQE_FLUSH;
 }
 
 /* dev_req.c: requester */

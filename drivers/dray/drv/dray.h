@@ -485,6 +485,8 @@ static inline u8 dray_access_to_hw(int access)
 		hw |= DRAY_ACCESS_REMOTE_ATOMIC;
 	if (access & IB_ACCESS_MW_BIND)
 		hw |= DRAY_ACCESS_MW_BIND;
+	if (access & DRAY_IB_ACCESS_FLUSH_GLOBAL)
+		hw |= DRAY_ACCESS_FLUSH_GLOBAL;
 	return hw;
 }
 

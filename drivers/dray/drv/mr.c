@@ -31,7 +31,8 @@
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC | \
-				 IB_ACCESS_MW_BIND)
+				 IB_ACCESS_MW_BIND | \
+				 DRAY_IB_ACCESS_FLUSH_GLOBAL)
 /*
  * Accepted and without effect: a hint for the page allocation and the
  * optional range, which a device may ignore by definition.

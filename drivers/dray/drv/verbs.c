@@ -55,13 +55,17 @@ static int dray_query_device(struct ib_device *ibdev,
 	 * Atomics are atomic among the device's own accesses only. Memory
 	 * management extensions: fast registration (REG_MR), LOCAL_INV and
 	 * SEND with invalidate, with page lists of max_fr_pages 4 KiB pages.
+	 * Where the kernel knows them (compat.h), ATOMIC WRITE and FLUSH of
+	 * placement type global; never persistent (no memory of the device
+	 * is).
 	 */
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 DRAY_IB_DEVICE_IBTA15;
 	attr->max_fast_reg_page_list_len = c->max_fr_pages;
 	attr->max_mw = c->max_mw;
 	attr->max_srq = c->max_srq;

@@ -110,6 +110,10 @@ static enum ibv_wc_opcode dray_wc_opcode(const struct dray_cqe *cqe)
 		return IBV_WC_LOCAL_INV;
 	case DRAY_CQE_BIND_MW:
 		return IBV_WC_BIND_MW;
+	case DRAY_CQE_ATOMIC_WRITE:
+		return IBV_WC_ATOMIC_WRITE;
+	case DRAY_CQE_FLUSH:
+		return IBV_WC_FLUSH;
 	case DRAY_CQE_RECV:
 		return IBV_WC_RECV;
 	case DRAY_CQE_RECV_RDMA_IMM:

@@ -148,6 +148,10 @@ static int dray_query_limits(struct dray_context *ctx)
 	ctx->max_cqe = attr.orig_attr.max_cqe;
 	ctx->max_srq_wr = attr.orig_attr.max_srq_wr;
 	ctx->max_srq_sge = attr.orig_attr.max_srq_sge;
+	if (attr.device_cap_flags_ex & IB_UVERBS_DEVICE_ATOMIC_WRITE)
+		ctx->rc_send_ops_extra |= IBV_QP_EX_WITH_ATOMIC_WRITE;
+	if (attr.device_cap_flags_ex & IB_UVERBS_DEVICE_FLUSH_GLOBAL)
+		ctx->rc_send_ops_extra |= IBV_QP_EX_WITH_FLUSH;
 	return 0;
 }
 

@@ -71,6 +71,12 @@ struct dray_context {
 	uint32_t max_cqe;
 	uint32_t max_srq_wr;
 	uint32_t max_srq_sge;
+	/*
+	 * Send operations of RC QPs that the kernel reports the device has
+	 * (IBV_QP_EX_WITH_ATOMIC_WRITE, IBV_QP_EX_WITH_FLUSH; newer kernels
+	 * only: their MR rights and device flags are unknown to 6.1).
+	 */
+	uint64_t rc_send_ops_extra;
 
 	/*
 	 * qp_table_mutex serializes inserting and removing QPs. A poller
@@ -367,6 +373,10 @@ void dray_qp_table_free(struct dray_context *ctx);
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |				\
 	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV |	\
 	 IBV_QP_EX_WITH_BIND_MW)
+
+/* Added to DRAY_SEND_OPS_FLAGS where the kernel reports them. */
+#define DRAY_SEND_OPS_FLAGS_IBTA15					\
+	(IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_FLUSH)
 
 /* The extended send API of a UC QP: no READ, atomics or SEND_INV. */
 #define DRAY_UC_SEND_OPS_FLAGS						\

@@ -964,6 +964,50 @@ static void dray_wr_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 	}
 }
 
+/* The 8 bytes at @atomic_wr are stored at the responder in order. */
+static void dray_wr_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				 uint64_t remote_addr, const void *atomic_wr)
+{
+	struct dray_sq_wqe *wqe = dray_wr_new(ibqpx, DRAY_WQE_ATOMIC_WRITE);
+
+	if (wqe) {
+		wqe->u.atomic_write.remote_addr = htole64(remote_addr);
+		wqe->u.atomic_write.rkey = htole32(rkey);
+		memcpy(wqe->u.atomic_write.value, atomic_wr,
+		       sizeof(wqe->u.atomic_write.value));
+	}
+}
+
+static void dray_wr_flush(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+			  uint64_t remote_addr, size_t len, uint8_t type,
+			  uint8_t level)
+{
+	struct dray_qp *qp = to_dray_qp_ex(ibqpx);
+	struct verbs_context *vctx = &to_dray_ctx(qp->vqp.qp.context)->ibv_ctx;
+	struct dray_sq_wqe *wqe;
+
+	/* One placement type (the device checks it too), a 32-bit range. */
+	if (unlikely((type != IBV_FLUSH_GLOBAL &&
+		      type != IBV_FLUSH_PERSISTENT) ||
+		     (level != IBV_FLUSH_RANGE && level != IBV_FLUSH_MR) ||
+		     (level == IBV_FLUSH_RANGE && len > UINT32_MAX))) {
+		verbs_err(vctx, "QP %u: FLUSH type %u level %u length %zu\n",
+			  qp->vqp.qp.qp_num, type, level, len);
+		dray_wr_fail(qp, EINVAL);
+		return;
+	}
+	wqe = dray_wr_new(ibqpx, DRAY_WQE_FLUSH);
+	if (!wqe)
+		return;
+	wqe->u.flush.remote_addr = htole64(remote_addr);
+	wqe->u.flush.rkey = htole32(rkey);
+	wqe->u.flush.type = type == IBV_FLUSH_GLOBAL ? DRAY_FLUSH_GLOBAL :
+			    DRAY_FLUSH_PERSISTENT;
+	wqe->u.flush.level = level == IBV_FLUSH_MR ? DRAY_FLUSH_LEVEL_MR :
+			     DRAY_FLUSH_LEVEL_RANGE;
+	wqe->u.flush.length = htole32(level == IBV_FLUSH_MR ? 0 : len);
+}
+
 /* UD: where the WQE being built goes (an AH of the QP's PD). */
 static void dray_wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
 				uint32_t remote_qpn, uint32_t remote_qkey)
@@ -1097,6 +1141,10 @@ void dray_qp_fill_wr_ops(struct dray_qp *qp, uint64_t send_ops_flags)
 		ibqpx->wr_atomic_cmp_swp = dray_wr_atomic_cmp_swp;
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		ibqpx->wr_atomic_fetch_add = dray_wr_atomic_fetch_add;
+	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		ibqpx->wr_atomic_write = dray_wr_atomic_write;
+	if (send_ops_flags & IBV_QP_EX_WITH_FLUSH)
+		ibqpx->wr_flush = dray_wr_flush;
 
 	if (dray_qp_is_ud(qp))
 		ibqpx->wr_set_ud_addr = dray_wr_set_ud_addr;

@@ -701,7 +701,8 @@ static int dray_check_qp_init_attr(struct dray_context *ctx,
 	uint64_t send_ops = attr->qp_type == IBV_QPT_UD ?
 			    DRAY_UD_SEND_OPS_FLAGS :
 			    attr->qp_type == IBV_QPT_UC ?
-			    DRAY_UC_SEND_OPS_FLAGS : DRAY_SEND_OPS_FLAGS;
+			    DRAY_UC_SEND_OPS_FLAGS :
+			    DRAY_SEND_OPS_FLAGS | ctx->rc_send_ops_extra;
 
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
 	    attr->qp_type != IBV_QPT_UD) {
