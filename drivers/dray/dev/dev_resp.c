@@ -316,6 +316,28 @@ static enum resp_state resp_check_length(struct resp_ctx *c)
 }
 
 /*
+ * The 8-byte word an atomic or ATOMIC_WRITE names: aligned (an invalid
+ * request otherwise), under an R_Key with @access over it.
+ */
+static enum resp_state resp_check_word(struct resp_ctx *c, u8 access,
+				       enum resp_state next)
+{
+	const struct dray_pkt *h = &c->rx->hdr;
+	u64 va = h->va;
+
+	if (va & (sizeof(u64) - 1))
+		return RESP_ERR_INV_REQ;
+	if (dray_hw_rkey_check(c->hw, h->rkey, c->qp, access, &va,
+			       sizeof(u64), &c->mr))
+		return RESP_ERR_ACCESS;
+	/* A window keeps 8-byte alignment only if its base has it. */
+	if (va & (sizeof(u64) - 1))
+		return RESP_ERR_INV_REQ;
+	c->mr_va = va;
+	return next;
+}
+
+/*
  * R_Key (an MR's or a memory window's), PD, access right and range
  * (class C remote access error); the whole RDMA range at its first
  * packet, each later packet again (the MR may have gone in between).
@@ -345,33 +367,12 @@ static enum resp_state resp_check_rkey(struct resp_ctx *c)
 			return RESP_ERR_ACCESS;
 		return RESP_READ;
 	}
-	if (c->f & DRAY_OPF_ATOMIC) {
-		if (h->va & (sizeof(u64) - 1))
-			return RESP_ERR_INV_REQ;
-		va = h->va;
-		if (dray_hw_rkey_check(c->hw, h->rkey, qp,
-				       DRAY_ACCESS_REMOTE_ATOMIC, &va,
-				       sizeof(u64), &c->mr))
-			return RESP_ERR_ACCESS;
-		/* A window keeps 8-byte alignment only if its base has it. */
-		if (va & (sizeof(u64) - 1))
-			return RESP_ERR_INV_REQ;
-		c->mr_va = va;
-		return RESP_ATOMIC;
-	}
-	if (c->f & DRAY_OPF_ATOMIC_WRITE) {
-		if (h->va & (sizeof(u64) - 1))
-			return RESP_ERR_INV_REQ;
-		va = h->va;
-		if (dray_hw_rkey_check(c->hw, h->rkey, qp,
-				       DRAY_ACCESS_REMOTE_WRITE, &va,
-				       sizeof(u64), &c->mr))
-			return RESP_ERR_ACCESS;
-		if (va & (sizeof(u64) - 1))
-			return RESP_ERR_INV_REQ;
-		c->mr_va = va;
-		return RESP_ATOMIC_WRITE;
-	}
+	if (c->f & DRAY_OPF_ATOMIC)
+		return resp_check_word(c, DRAY_ACCESS_REMOTE_ATOMIC,
+				       RESP_ATOMIC);
+	if (c->f & DRAY_OPF_ATOMIC_WRITE)
+		return resp_check_word(c, DRAY_ACCESS_REMOTE_WRITE,
+				       RESP_ATOMIC_WRITE);
 	if (c->f & DRAY_OPF_FLUSH) {
 		/*
 		 * The MR must allow the placement type: no memory of dray's
@@ -447,26 +448,26 @@ static enum resp_state resp_invalidate(struct resp_ctx *c)
 	return RESP_COMPLETE;
 }
 
-/* A READ is accepted: MSN counts it now (C9-148); responses go paced. */
-static enum resp_state resp_read(struct resp_ctx *c)
+/*
+ * Take the responder resource chosen for a READ, an atomic, an
+ * ATOMIC_WRITE or a FLUSH of @npkts PSNs: it holds the request for its
+ * responses and their replay; MSN counts the request now (C9-148).
+ */
+static struct dray_xp_res *resp_res_take(struct resp_ctx *c, u8 type,
+					 u32 npkts)
 {
 	struct dray_xp_resp *rs = &c->qp->xp.resp;
 	const struct dray_pkt *h = &c->rx->hdr;
 	struct dray_xp_res *r = c->res;
-	u32 npkts = dray_wire_npkts(h->dma_len,
-				    dray_xp_mtu(c->qp));
 
 	memset(r, 0, sizeof(*r));
-	r->type = DRAY_XP_RES_READ;
+	r->type = type;
 	r->opcode = h->opcode;
 	r->psn = h->psn;
 	r->last_psn = dray_psn_add(h->psn, npkts - 1);
 	r->va = h->va;
 	r->rkey = h->rkey;
-	r->length = h->dma_len;
 	r->tx_psn = h->psn;
-	r->tx_va = h->va;
-	r->tx_len = h->dma_len;
 	r->pending = true;
 	rs->res_pending++;
 	rs->res_next = (rs->res_next + 1) % resp_nres(c->qp);
@@ -474,36 +475,36 @@ static enum resp_state resp_read(struct resp_ctx *c)
 	rs->msn = (rs->msn + 1) & DRAY_AETH_MSN_MASK;
 	rs->last_op = h->opcode;
 	rs->in_msg = false;
+	return r;
+}
+
+/* A READ is accepted; its responses go paced. */
+static enum resp_state resp_read(struct resp_ctx *c)
+{
+	const struct dray_pkt *h = &c->rx->hdr;
+	struct dray_xp_res *r;
+
+	r = resp_res_take(c, DRAY_XP_RES_READ,
+			  dray_wire_npkts(h->dma_len, dray_xp_mtu(c->qp)));
+	r->length = h->dma_len;
+	r->tx_va = h->va;
+	r->tx_len = h->dma_len;
 	return RESP_DONE;
 }
 
 /* Execute an atomic once; its result stays in the resource for replay. */
 static enum resp_state resp_atomic(struct resp_ctx *c)
 {
-	struct dray_xp_resp *rs = &c->qp->xp.resp;
 	const struct dray_pkt *h = &c->rx->hdr;
-	struct dray_xp_res *r = c->res;
 	bool cmp_swap = h->opcode == DRAY_OP_CMP_SWAP;
+	struct dray_xp_res *r;
 
-	memset(r, 0, sizeof(*r));
-	r->type = DRAY_XP_RES_ATOMIC;
-	r->opcode = h->opcode;
-	r->psn = h->psn;
-	r->last_psn = h->psn;
-	r->va = h->va;
-	r->rkey = h->rkey;
+	r = resp_res_take(c, DRAY_XP_RES_ATOMIC, 1);
 	r->swap_add = h->swap_add;
 	r->compare = h->compare;
 	r->orig = dray_hw_mr_atomic(c->mr, c->mr_va, cmp_swap,
 				    cmp_swap ? h->compare : h->swap_add,
 				    h->swap_add);
-	r->pending = true;
-	rs->res_pending++;
-	rs->res_next = (rs->res_next + 1) % resp_nres(c->qp);
-	rs->epsn = dray_psn_add(h->psn, 1);
-	rs->msn = (rs->msn + 1) & DRAY_AETH_MSN_MASK;
-	rs->last_op = h->opcode;
-	rs->in_msg = false;
 	return RESP_DONE;
 }
 
@@ -514,25 +515,7 @@ static enum resp_state resp_atomic(struct resp_ctx *c)
  */
 static enum resp_state resp_empty_read_res(struct resp_ctx *c)
 {
-	struct dray_xp_resp *rs = &c->qp->xp.resp;
-	const struct dray_pkt *h = &c->rx->hdr;
-	struct dray_xp_res *r = c->res;
-
-	memset(r, 0, sizeof(*r));
-	r->type = DRAY_XP_RES_READ;
-	r->opcode = h->opcode;
-	r->psn = h->psn;
-	r->last_psn = h->psn;
-	r->va = h->va;
-	r->rkey = h->rkey;
-	r->tx_psn = h->psn;
-	r->pending = true;
-	rs->res_pending++;
-	rs->res_next = (rs->res_next + 1) % resp_nres(c->qp);
-	rs->epsn = dray_psn_add(h->psn, 1);
-	rs->msn = (rs->msn + 1) & DRAY_AETH_MSN_MASK;
-	rs->last_op = h->opcode;
-	rs->in_msg = false;
+	resp_res_take(c, DRAY_XP_RES_READ, 1);
 	return RESP_DONE;
 }
 
