@@ -90,6 +90,13 @@ static int check_bth(const u8 *buf, u32 len, struct dray_pkt *pkt)
 	want[8] &= 0x80;			/* AckReq; reserved 7 bits */
 	if (f & DRAY_OPF_DETH)
 		want[sizeof(struct dray_bth) + 4] = 0;	/* DETH: sqpn [31:24] */
+	if (f & DRAY_OPF_FETH) {
+		/* FETH (never with a DETH): only [5:0] are kept. */
+		u8 *feth = want + sizeof(struct dray_bth);
+
+		memset(feth, 0, 3);
+		feth[3] &= DRAY_FETH_SEL_MASK | DRAY_FETH_PLT_MASK;
+	}
 	FUZZ_ASSERT(!memcmp(out, want, hlen));
 
 	FUZZ_ASSERT(dray_wire_parse(out, hlen, &again) == (int)hlen);

@@ -311,12 +311,29 @@ static __attribute__((unused)) void sq_post(const u8 *d)
 	case DRAY_WQE_REG_MR:
 	case DRAY_WQE_BIND_MW:
 		break;		/* refused: not privileged, no such window */
+	case DRAY_WQE_ATOMIC_WRITE:
+		/* Misaligned now and then: an invalid request. */
+		w->u.atomic_write.remote_addr = cpu_to_le64(remote + (d[8] & 4));
+		w->u.atomic_write.rkey = cpu_to_le32(0x4400 | d[7]);
+		for (i = 0; i < sizeof(w->u.atomic_write.value); i++)
+			w->u.atomic_write.value[i] = d[i + 2];
+		break;
+	case DRAY_WQE_FLUSH:
+		/* Type 0 or 3 is refused by the device before the wire. */
+		w->u.flush.remote_addr = cpu_to_le64(remote);
+		w->u.flush.rkey = cpu_to_le32(0x4400 | d[7]);
+		w->u.flush.type = d[8] & 3;
+		w->u.flush.level = (d[8] >> 2) & 1;
+		w->u.flush.length = cpu_to_le32(len);
+		break;
 	default:
 		w->u.rdma.remote_addr = cpu_to_le64(remote);
 		w->u.rdma.rkey = cpu_to_le32(0x4400 | d[7]);
 		break;
 	}
-	if (dray_hw_wqe_is_local(op)) {
+	/* No SGEs: local operations, ATOMIC_WRITE and FLUSH. */
+	if (dray_hw_wqe_is_local(op) || op == DRAY_WQE_ATOMIC_WRITE ||
+	    op == DRAY_WQE_FLUSH) {
 		sq_db.producer = cpu_to_le32(index + 1);
 		return;
 	}
@@ -684,7 +701,7 @@ static void cq_consume(void)
 		idx = le32_to_cpu(c->wqe_index);
 		if (c->flags & DRAY_CQE_F_SEND_QUEUE) {
 			/* In order; unsignaled successes write none. */
-			FUZZ_ASSERT(c->opcode <= DRAY_CQE_BIND_MW);
+			FUZZ_ASSERT(c->opcode <= DRAY_CQE_FLUSH);
 			FUZZ_ASSERT(idx - sq_cqe_next < qp.sq.completed -
 							sq_cqe_next);
 			sq_cqe_next = idx + 1;
