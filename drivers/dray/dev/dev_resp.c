@@ -306,10 +306,7 @@ static enum resp_state resp_check_length(struct resp_ctx *c)
 		if (h->dma_len != sizeof(u64) || len != sizeof(u64) || h->pad)
 			return RESP_ERR_INV_REQ;
 	} else if (c->f & DRAY_OPF_FLUSH) {
-		/* One placement type of the two, a level of the two. */
-		if ((h->flush_type != DRAY_FLUSH_GLOBAL &&
-		     h->flush_type != DRAY_FLUSH_PERSISTENT) ||
-		    h->flush_level > DRAY_FLUSH_LEVEL_MR)
+		if (!dray_hw_flush_args_ok(h->flush_type, h->flush_level))
 			return RESP_ERR_INV_REQ;
 	}
 	return RESP_CHECK_RKEY;

@@ -229,9 +229,7 @@ static int swqe_header_only(struct dray_hw_swqe *wqe)
 		wqe->length = sizeof(h->u.atomic_write.value);
 		return 0;
 	}
-	if ((h->u.flush.type != DRAY_FLUSH_GLOBAL &&
-	     h->u.flush.type != DRAY_FLUSH_PERSISTENT) ||
-	    h->u.flush.level > DRAY_FLUSH_LEVEL_MR ||
+	if (!dray_hw_flush_args_ok(h->u.flush.type, h->u.flush.level) ||
 	    memchr_inv(h->u.flush.reserved, 0, sizeof(h->u.flush.reserved)) ||
 	    h->u.flush.reserved2)
 		return swqe_fail(wqe, DRAY_CQE_ST_LOC_QP_OP_ERR,

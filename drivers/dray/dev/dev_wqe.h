@@ -22,6 +22,16 @@ static inline bool dray_hw_wqe_is_local(u8 opcode)
 	       opcode == DRAY_WQE_BIND_MW;
 }
 
+/*
+ * A FLUSH's placement type and selectivity level, numbered alike in its
+ * WQE (dray_queue.h) and its FETH: exactly one type, a level dray knows.
+ */
+static inline bool dray_hw_flush_args_ok(u8 type, u8 level)
+{
+	return (type == DRAY_FLUSH_GLOBAL || type == DRAY_FLUSH_PERSISTENT) &&
+	       level <= DRAY_FLUSH_LEVEL_MR;
+}
+
 /* A send WQE copied out of the ring and validated (dray_hw_sq_fetch). */
 struct dray_hw_swqe {
 	u32			index;		/* free-running WQE index */

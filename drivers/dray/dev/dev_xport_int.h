@@ -57,13 +57,6 @@ void dray_xp_send_ack(struct dray_hw *hw, struct dray_hw_qp *qp, u8 syndrome,
 /* dev_xport.c */
 void dray_xp_arm(struct dray_hw *hw, struct dray_hw_qp *qp);
 
-static inline bool dray_xp_is_read_answered(u8 wqe_opcode)
-{
-	return wqe_opcode == DRAY_WQE_RDMA_READ ||
-	       wqe_opcode == DRAY_WQE_ATOMIC_WRITE ||
-	       wqe_opcode == DRAY_WQE_FLUSH;
-}
-
 /* dev_req.c: requester */
 void dray_xp_req_start(struct dray_hw_qp *qp);
 void dray_xp_req_resume(struct dray_hw_qp *qp);
@@ -117,6 +110,13 @@ static inline bool dray_xp_is_rd_atomic(u8 wqe_opcode)
 	return wqe_opcode == DRAY_WQE_RDMA_READ ||
 	       wqe_opcode == DRAY_WQE_ATOMIC_CMP_SWP ||
 	       wqe_opcode == DRAY_WQE_ATOMIC_FETCH_ADD ||
+	       wqe_opcode == DRAY_WQE_ATOMIC_WRITE ||
+	       wqe_opcode == DRAY_WQE_FLUSH;
+}
+
+static inline bool dray_xp_is_read_answered(u8 wqe_opcode)
+{
+	return wqe_opcode == DRAY_WQE_RDMA_READ ||
 	       wqe_opcode == DRAY_WQE_ATOMIC_WRITE ||
 	       wqe_opcode == DRAY_WQE_FLUSH;
 }

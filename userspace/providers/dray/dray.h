@@ -374,10 +374,6 @@ void dray_qp_table_free(struct dray_context *ctx);
 	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV |	\
 	 IBV_QP_EX_WITH_BIND_MW)
 
-/* Added to DRAY_SEND_OPS_FLAGS where the kernel reports them. */
-#define DRAY_SEND_OPS_FLAGS_IBTA15					\
-	(IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_FLUSH)
-
 /* The extended send API of a UC QP: no READ, atomics or SEND_INV. */
 #define DRAY_UC_SEND_OPS_FLAGS						\
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
