@@ -100,25 +100,23 @@ static inline u32 dray_xp_span(u32 from, u32 to)
 
 #define DRAY_XP_MAX_SPAN	BIT(23)
 
-/*
- * WQEs answered by responses, not ACKs, each holding initiator depth:
- * READ, the atomics, and ATOMIC_WRITE and FLUSH (answered by an empty
- * READ response, dray_xp_is_read_answered()).
- */
-static inline bool dray_xp_is_rd_atomic(u8 wqe_opcode)
-{
-	return wqe_opcode == DRAY_WQE_RDMA_READ ||
-	       wqe_opcode == DRAY_WQE_ATOMIC_CMP_SWP ||
-	       wqe_opcode == DRAY_WQE_ATOMIC_FETCH_ADD ||
-	       wqe_opcode == DRAY_WQE_ATOMIC_WRITE ||
-	       wqe_opcode == DRAY_WQE_FLUSH;
-}
-
+/* WQEs answered by a READ response (empty for ATOMIC_WRITE and FLUSH). */
 static inline bool dray_xp_is_read_answered(u8 wqe_opcode)
 {
 	return wqe_opcode == DRAY_WQE_RDMA_READ ||
 	       wqe_opcode == DRAY_WQE_ATOMIC_WRITE ||
 	       wqe_opcode == DRAY_WQE_FLUSH;
+}
+
+/*
+ * WQEs answered by responses, not ACKs, each holding initiator depth:
+ * those answered by a READ response, and the atomics.
+ */
+static inline bool dray_xp_is_rd_atomic(u8 wqe_opcode)
+{
+	return dray_xp_is_read_answered(wqe_opcode) ||
+	       wqe_opcode == DRAY_WQE_ATOMIC_CMP_SWP ||
+	       wqe_opcode == DRAY_WQE_ATOMIC_FETCH_ADD;
 }
 
 /* dev_req.c: requester */
