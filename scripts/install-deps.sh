@@ -97,7 +97,7 @@ packages() {
 		tcpdump tshark strace libfabric-bin ucx-utils openmpi-bin libopenmpi-dev \
 		nvme-cli fio nfs-kernel-server \
 		flex bison bc libelf-dev libssl-dev \
-		pahole
+		pahole dkms dh-dkms debhelper chrpath linux-base
 }
 
 missing() {
