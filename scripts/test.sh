@@ -40,6 +40,11 @@
 #      7, 8 and 9 again in VMs that boot it (6.12-*), and interop with its
 #      rxe (pingpong, capture, and ibta15: ATOMIC WRITE and FLUSH). They run
 #      before the debug stages, while the debug kernel may still be building.
+#  13. the Debian packages (tests/package/run.sh): built with
+#      scripts/package.sh, installed in a throw-away root on the host (DKMS
+#      builds dray.ko for 6.1, and for 6.12 on the kernel upgrade; purge),
+#      then installed in the VM on each kernel, where Debian's own
+#      libibverbs tools, perftest and the dray-link@ unit run against dray.
 #
 # Options: --no-debug skips stage 11; --debug-only runs only stage 11 and
 # the builds (`make debug`).
@@ -190,6 +195,12 @@ if [[ -n $normal ]]; then
 	stage 6.12-interop scripts/vm-run.sh --timeout 1800 --module "$ko612" -- \
 		tests/interop/interop.sh pingpong capture ibta15
 	unset DRAY_VM_KERNEL DRAY_DMABUF_EXP_KO
+	# 13. Needs root for dpkg and the throw-away root.
+	if [[ $EUID -eq 0 ]]; then
+		stage package tests/package/run.sh
+	else
+		echo "test: not root, skipping stage package"
+	fi
 fi
 
 if [[ -n $debug ]]; then
@@ -233,5 +244,10 @@ if [[ -n $debug ]]; then
 	unset DRAY_VM_KERNEL DRAY_RDMA_BIN DRAY_RDMA_TIMEOUT_EXP DRAY_DMABUF_EXP_KO
 fi
 
+# The failed cases again, so that the end of the output names them.
+if [[ $total_fail -ne 0 ]]; then
+	echo "=== failed"
+	grep -H -E '^(# )?not ok' "$logs"/*.log | sed "s|^$logs/||; s|\.log:|: |"
+fi
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [[ $total_fail -eq 0 ]]

@@ -131,17 +131,24 @@ check "package-host: dray-link, its unit and the provider are installed" $?
 	grep -q -E "RPATH|RUNPATH"
 check "package-host: the installed provider has no RPATH/RUNPATH" $?
 # keep_module KVER: DKMS's module for KVER, for the guest part
+# (uncompressed: DKMS compresses it as the kernel's own modules are, xz
+# for 6.12)
 keep_module() {
+	local f
 	[[ $(dkms_state "$1") == installed ]] || return 0
+	f=$(in_root modinfo -k "$1" -F filename dray)
 	mkdir -p "$pkg/dkms/$1"
-	in_root cat "/lib/modules/$1/updates/dkms/dray.ko" >"$pkg/dkms/$1/dray.ko"
+	case $f in
+	*.xz) in_root xz -dc "$f" ;;
+	*) in_root cat "$f" ;;
+	esac >"$pkg/dkms/$1/dray.ko"
 }
 keep_module "$KVER61"
 
 # --- 2. kernel upgrade ----------------------------------------------------------
 # The image's one dependency this root lacks is an initramfs generator
 # (initramfs-tools): the VM boots its own initramfs.
-# shellcheck disable=SC2086 # DEBS612 is a list
+# shellcheck disable=SC2046 # DEBS612 is a list
 in_root dpkg --ignore-depends=initramfs-tools,linux-initramfs-tool -i $(for f in $DEBS612; do echo "/tmp/debs/${f##*/}"; done) \
 	>"$log/upgrade" 2>&1
 check "package-host: kernel upgrade: dpkg -i linux-image/headers-$KVER612" $? "$log/upgrade"

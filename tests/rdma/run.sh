@@ -581,9 +581,11 @@ fi
 # would put it: the .so in the distribution's provider directory and
 # /etc/libibverbs.d/dray.driver. Then Debian's binaries run with a clean
 # environment (no LD_LIBRARY_PATH, no RDMAV_* variables). The guest's root
-# is an overlay: nothing of this reaches the host.
+# is an overlay: nothing of this reaches the host. With
+# DRAY_DISTRO_PACKAGED=1 the package ibverbs-provider-dray has installed
+# the provider already (tests/package/guest.sh) and it stays.
 distro_group() {
-	local lib provdir clean out rc ok
+	local lib provdir clean out rc ok packaged=${DRAY_DISTRO_PACKAGED:-}
 	lib=$(readlink -f /usr/lib/x86_64-linux-gnu/libibverbs.so.1 2>/dev/null)
 	provdir=/usr/lib/x86_64-linux-gnu/libibverbs
 	if [[ ! -e $lib || ! -x /usr/bin/ibv_devinfo ]]; then
@@ -592,14 +594,16 @@ distro_group() {
 	fi
 	clean="env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root"
 	out=$LOG/distro
-	# Not installed yet: Debian's libibverbs does not see the device.
-	$clean /usr/bin/ibv_devinfo -d "$DEV_A" >"$out.before" 2>&1
-	! grep -q "hca_id:[[:space:]]*$DEV_A" "$out.before"
-	report "distro: without the provider installed Debian's ibv_devinfo has no $DEV_A" "$?" distro
-	install -m 0644 "$ROOT/build/rdma-core/build/lib/libdray-rdmav34.so" \
-		"$provdir/libdray-rdmav34.so" &&
-		echo "driver dray" >/etc/libibverbs.d/dray.driver
-	report "distro: provider installed into ${lib##*/} ($provdir)" "$?" setup
+	if [[ -z $packaged ]]; then
+		# Not installed yet: Debian's libibverbs does not see the device.
+		$clean /usr/bin/ibv_devinfo -d "$DEV_A" >"$out.before" 2>&1
+		! grep -q "hca_id:[[:space:]]*$DEV_A" "$out.before"
+		report "distro: without the provider installed Debian's ibv_devinfo has no $DEV_A" "$?" distro
+		install -m 0644 "$ROOT/build/rdma-core/build/lib/libdray-rdmav34.so" \
+			"$provdir/libdray-rdmav34.so" &&
+			echo "driver dray" >/etc/libibverbs.d/dray.driver
+		report "distro: provider installed into ${lib##*/} ($provdir)" "$?" setup
+	fi
 	# Debian's ibv_devinfo, and that it runs on Debian's libibverbs.
 	$clean ldd /usr/bin/ibv_devinfo >"$out.ldd" 2>&1
 	$clean /usr/bin/ibv_devinfo -v -d "$DEV_A" >"$out.info" 2>&1
@@ -631,7 +635,8 @@ distro_group() {
 		grep -A3 "Transport: rc_verbs" "$out.ucx" | grep -q "Device: $DEV_A:1"
 		report "distro: Debian's UCX finds $DEV_A:1 (rc_verbs) with no environment" "$?" distro
 	fi
-	rm -f "$provdir/libdray-rdmav34.so" /etc/libibverbs.d/dray.driver
+	[[ -n $packaged ]] ||
+		rm -f "$provdir/libdray-rdmav34.so" /etc/libibverbs.d/dray.driver
 }
 
 if want distro && [[ $kind == dray ]]; then
