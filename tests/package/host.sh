@@ -126,6 +126,15 @@ in_root test -x /usr/sbin/dray-link -a -f /lib/systemd/system/dray-link@.service
 	-a -f /etc/libibverbs.d/dray.driver \
 	-a -f /usr/lib/x86_64-linux-gnu/libibverbs/libdray-rdmav34.so
 check "package-host: dray-link, its unit and the provider are installed" $?
+# The unit's Documentation= files exist (systemctl help opens them).
+docs_present() {
+	local uri
+	for uri in $(sed -n 's/^Documentation=//p' "$R/lib/systemd/system/dray-link@.service"); do
+		[[ $uri != file:* || -f $R${uri#file:} ]] || return 1
+	done
+}
+docs_present
+check "package-host: the files the unit names as its documentation are installed" $?
 # A packaged library must not search the build tree.
 ! in_root readelf -d /usr/lib/x86_64-linux-gnu/libibverbs/libdray-rdmav34.so |
 	grep -q -E "RPATH|RUNPATH"
