@@ -37,7 +37,8 @@
 #  12. Debian 12's 6.12 LTS kernel (scripts/vm-kernel.sh --kernel 6.12):
 #      dray.ko, dray_ktest.ko and the dma-buf exporter built against its
 #      headers, then stages 3, 4 (all groups but loss, mpi and failnth), 6,
-#      7, 8 and 9 again in VMs that boot it (6.12-*), and interop with its
+#      7, 8 (nvmet-rdma with use_srq=1) and 9 again in VMs that boot it
+#      (6.12-*), and interop with its
 #      rxe (pingpong, capture, and ibta15: ATOMIC WRITE and FLUSH). They run
 #      before the debug stages, while the debug kernel may still be building.
 #  13. the Debian packages (tests/package/run.sh): built with
@@ -187,8 +188,9 @@ if [[ -n $normal ]]; then
 	stage 6.12-kverbs scripts/vm-run.sh --timeout 600 --module "$ko612" -- \
 		tests/kverbs/run.sh "$b612/ktest/dray_ktest.ko"
 	stage 6.12-cm scripts/vm-run.sh --timeout 900 --module "$ko612" -- tests/cm/run.sh
+	# nvmet-rdma on a kernel SRQ here; the 6.1 stage runs it without.
 	stage 6.12-storage scripts/vm-run.sh --timeout 1800 --module "$ko612" -- \
-		tests/storage/run.sh dray
+		env NVMET_USE_SRQ=1 tests/storage/run.sh dray
 	stage 6.12-pyverbs scripts/vm-run.sh --timeout 2400 --module "$ko612" -- \
 		tests/pyverbs/run.sh dray
 	# rxe of 6.12 against dray, with IBTA 1.5 ATOMIC WRITE and FLUSH.

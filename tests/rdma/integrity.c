@@ -9,12 +9,13 @@
  *             [--seed S] [--max-size BYTES] [--big] [--big-size BYTES]
  *             [--mr-offset] [--iova] [--ops LIST] [--one-way]
  *             [--max-batch N] [--max-sge N] [--timeout-exp N]
- *             [--wait-ms MS] [--quiet]
+ *             [--wait-ms MS] [--quiet] [--srq]
  *
  * Each batch is a few operations in one or both directions, posted as WR
  * chains or one by one, signaled or not (the last WR of each queue is
  * signaled), inline when small enough; SENDs and WRITE_WITH_IMMs consume
- * receives posted beforehand with several SGEs. Operations of a batch use
+ * receives posted beforehand with several SGEs (with --srq, on each side's
+ * shared receive queue). Operations of a batch use
  * disjoint pieces of the buffers. Every buffer byte outside a piece in use
  * holds the buffer's background value; after a batch the pieces are
  * checked (payload, the bytes a receive did not need, guard bytes around
@@ -105,6 +106,7 @@ struct side {
 	struct ibv_pd *pd;
 	struct ibv_cq *scq, *rcq;	/* the same CQ on side A */
 	struct ibv_qp *qp;
+	struct ibv_srq *srq;	/* --srq: the QP's receive queue */
 	struct rc_end end;
 	struct ibv_device_attr dattr;
 	struct ibv_port_attr pattr;
@@ -142,6 +144,7 @@ static struct {
 	bool quiet;
 	bool inject;
 	bool cover;
+	bool srq;
 } opt = {
 	.gid_index = -1,
 	.iters = 1000,
@@ -292,6 +295,11 @@ static struct ibv_qp *create_qp(struct side *s)
 		a.cap.max_send_sge = s->max_send_sge;
 		a.cap.max_recv_sge = s->max_recv_sge;
 		a.cap.max_inline_data = inl_try[i];
+		if (s->srq) {
+			a.srq = s->srq;
+			a.cap.max_recv_wr = 0;
+			a.cap.max_recv_sge = 0;
+		}
 		qp = ibv_create_qp(s->pd, &a);
 		if (qp) {
 			s->max_inline = a.cap.max_inline_data;
@@ -301,6 +309,23 @@ static struct ibv_qp *create_qp(struct side *s)
 			break;
 	}
 	die("%s: ibv_create_qp: %s", s->name, strerror(errno));
+}
+
+/* --srq: the side's receives go through a shared receive queue */
+static void create_srq(struct side *s)
+{
+	struct ibv_srq_init_attr a;
+
+	if (!s->dattr.max_srq)
+		die("%s: the device has no SRQ", s->name);
+	if (s->max_recv_sge > (uint32_t)s->dattr.max_srq_sge)
+		s->max_recv_sge = (uint32_t)s->dattr.max_srq_sge;
+	memset(&a, 0, sizeof(a));
+	a.attr.max_wr = 2 * MAX_BATCH;
+	a.attr.max_sge = s->max_recv_sge;
+	s->srq = ibv_create_srq(s->pd, &a);
+	if (!s->srq)
+		die("%s: ibv_create_srq: %s", s->name, strerror(errno));
 }
 
 static void setup_side(struct side *s, int idx)
@@ -353,6 +378,8 @@ static void setup_side(struct side *s, int idx)
 		if (!s->rcq)
 			die("%s: ibv_create_cq: %s", s->name, strerror(errno));
 	}
+	if (opt.srq)
+		create_srq(s);
 	s->qp = create_qp(s);
 	s->end.qpn = s->qp->qp_num;
 }
@@ -413,12 +440,13 @@ static void setup(void)
 		char gid[64];
 
 		inet_ntop(AF_INET6, s->end.gid.raw, gid, sizeof(gid));
-		printf("integrity: %s = %s qpn %#x gid[%d] %s mtu %d psn %#x inline %u sge %u/%u/%u rd_atom %u\n",
+		printf("integrity: %s = %s qpn %#x gid[%d] %s mtu %d psn %#x inline %u sge %u/%u/%u rd_atom %u%s\n",
 		       s->name, ibv_get_device_name(s->ctx->device),
 		       s->end.qpn, s->end.gid_index, gid,
 		       128 << s->end.mtu, s->end.psn, s->max_inline,
 		       s->max_send_sge, s->max_recv_sge, s->max_rd_sge,
-		       s->end.rd_atomic);
+		       s->end.rd_atomic,
+		       s->srq ? " srq" : "");
 	}
 }
 
@@ -714,9 +742,14 @@ static void post_recvs(struct side *s)
 	for (i = 0; i < s->nrq; i++) {
 		if (chain && i > 0)
 			break;
-		err = ibv_post_recv(s->qp, &wr[i], &bad);
+		if (s->srq)
+			err = ibv_post_srq_recv(s->srq, &wr[i], &bad);
+		else
+			err = ibv_post_recv(s->qp, &wr[i], &bad);
 		if (err)
-			die("%s: ibv_post_recv: %s", s->name, strerror(err));
+			die("%s: %s: %s", s->name,
+			    s->srq ? "ibv_post_srq_recv" : "ibv_post_recv",
+			    strerror(err));
 	}
 }
 
@@ -1293,6 +1326,8 @@ static void teardown(void)
 		struct side *s = &sides[i];
 
 		ibv_destroy_qp(s->qp);
+		if (s->srq)
+			ibv_destroy_srq(s->srq);
 		for (j = 0; j < NBUF; j++) {
 			ibv_dereg_mr(s->b[j].mr);
 			munmap(s->b[j].map, s->b[j].map_len);
@@ -1368,7 +1403,7 @@ static uint64_t parse_size(const char *s)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: integrity [options]\n  --dev-a NAME      device of side A (default: the first)\n  --dev-b NAME      device of side B (default: dev-a)\n  --gid-index N     GID index on both (default: the RoCEv2 IPv4 GID)\n  --iters N         operations (default 1000)\n  --seed S          PRNG seed (default: from the clock; printed)\n  --max-size BYTES  largest message, k/m/g suffixes (default 4m)\n  --big             also ~1/32 messages up to --big-size\n  --big-size BYTES  (default 64m; capped at the port's max_msg_sz)\n  --mr-offset       MRs start at a random offset in their first page\n  --iova            MRs registered at a random IOVA\n  --ops LIST        send,send_imm,write,write_imm,read,cmp_swp,\n                    fetch_add,atomic,all (default all)\n  --one-way         A is always the requester\n  --max-batch N     operations in flight per batch, 1..%d (default 8)\n  --max-sge N       SGEs per WR at most (default 4, max %d)\n  --timeout-exp N   QP local ACK timeout exponent (default 14)\n  --wait-ms MS      completion wait per batch (default 60000)\n  --quiet           no progress lines\n  --inject-error    corrupt one delivered byte (the run must fail)\n  --cover           start with every kind from each side as one packet,\n                    two and three or more (atomics: once)\n",
+		"usage: integrity [options]\n  --dev-a NAME      device of side A (default: the first)\n  --dev-b NAME      device of side B (default: dev-a)\n  --gid-index N     GID index on both (default: the RoCEv2 IPv4 GID)\n  --iters N         operations (default 1000)\n  --seed S          PRNG seed (default: from the clock; printed)\n  --max-size BYTES  largest message, k/m/g suffixes (default 4m)\n  --big             also ~1/32 messages up to --big-size\n  --big-size BYTES  (default 64m; capped at the port's max_msg_sz)\n  --mr-offset       MRs start at a random offset in their first page\n  --iova            MRs registered at a random IOVA\n  --ops LIST        send,send_imm,write,write_imm,read,cmp_swp,\n                    fetch_add,atomic,all (default all)\n  --one-way         A is always the requester\n  --max-batch N     operations in flight per batch, 1..%d (default 8)\n  --max-sge N       SGEs per WR at most (default 4, max %d)\n  --timeout-exp N   QP local ACK timeout exponent (default 14)\n  --wait-ms MS      completion wait per batch (default 60000)\n  --quiet           no progress lines\n  --inject-error    corrupt one delivered byte (the run must fail)\n  --cover           start with every kind from each side as one packet,\n                    two and three or more (atomics: once)\n  --srq             each side receives through an SRQ\n",
 		MAX_BATCH, MAX_SGE);
 }
 
@@ -1394,6 +1429,7 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "inject-error", no_argument, NULL, 'I' },
 		{ "cover", no_argument, NULL, 'C' },
+		{ "srq", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1468,6 +1504,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			opt.cover = true;
+			break;
+		case 'R':
+			opt.srq = true;
 			break;
 		case 'h':
 			usage(stdout);

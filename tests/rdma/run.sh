@@ -16,9 +16,9 @@
 #   perftest   ib_{write,send,read,atomic}_{bw,lat} between the devices,
 #              a fixed size and -a (2 B .. 8 MiB; atomics: both types);
 #              every figure must be a positive number
-#   integrity  tests/rdma/integrity: both directions, one device, MRs at
-#              odd offsets and IOVAs, big messages, and a run with an
-#              injected error that must be caught
+#   integrity  tests/rdma/integrity: both directions, one device, receives
+#              through SRQs, MRs at odd offsets and IOVAs, big messages,
+#              and a run with an injected error that must be caught
 #   verbs_err  tests/rdma/verbs_err (kselftest harness), one line per case
 #   hostile    tests/rdma/hostile (dray only)
 #   failnth    tests/rdma/failnth: fault injection (fail-nth) into every create
@@ -245,6 +245,9 @@ if want integrity; then
 		--max-sge 16 --max-batch 32
 	integ "integrity within $DEV_A" \
 		--dev-a "$DEV_A" --dev-b "$DEV_A" --iters "$it" --max-size 1m
+	integ "integrity both directions, receives through an SRQ on each side" \
+		--dev-a "$DEV_A" --dev-b "$DEV_B" --iters "$it" --max-size 1m \
+		--max-sge 16 --max-batch 32 --srq
 	integ "integrity MRs at odd offsets and random IOVAs" \
 		--dev-a "$DEV_A" --dev-b "$DEV_B" --iters "$it" --max-size 1m \
 		--mr-offset --iova
