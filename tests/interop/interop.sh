@@ -638,6 +638,7 @@ check_frames() {
 if want capture; then
 	pcap=$LOG/flow.pcap
 	mark
+	r0=$(rxe_counter rcvd_pkts)
 	capture_start "$pcap" 0
 	# RC: every opcode, both directions, IPv4 (integrity; --cover puts
 	# every kind in every packet shape first, from each side); RC over the
@@ -646,13 +647,33 @@ if want capture; then
 		--cover --iters $((300 * SCALE)) --max-size 12k --max-sge 3 \
 		--timeout-exp 18 >"$LOG/cap.integrity" 2>&1
 	rc=$?
+	# An integrity failure that is rxe's requester hang (the evidence of
+	# the integrity group, from the frames captured so far: rxe's
+	# requests are integrity's B->A) is a TODO, not a failure; the
+	# pingpongs and the frame checks below still count.
+	hang=''
+	if [[ $rc -ne 0 ]]; then
+		flow_fields "$pcap" >"$LOG/cap.flow"
+		rxe_requester_hang "$LOG/cap.integrity" "$LOG/cap.flow" "B->A" \
+			$(($(rxe_counter rcvd_pkts) - r0)) >"$LOG/cap.evidence" && hang=1
+	fi
+	[[ -n $hang ]] && rc=0
 	direction "$DRAY->$RXE"
 	for v in "ibv_ud_pingpong v4 -s 1024" "ibv_rc_pingpong ll -s 2048" \
 		"ibv_ud_pingpong ll -s 256"; do
 		# shellcheck disable=SC2086 # PROG KIND ARGS
 		pingpong_run $v || { rc=1; echo "# $v failed"; tail -n 5 "$LOG/pp.cli" "$LOG/pp.srv"; }
 	done >"$LOG/cap.pingpong"
-	report "capture: traffic: integrity $DRAY<->$RXE (every RC opcode, both directions), ud_pingpong, rc_pingpong and ud_pingpong over IPv6" "$rc" cap
+	name="capture: traffic: integrity $DRAY<->$RXE (every RC opcode, both directions), ud_pingpong, rc_pingpong and ud_pingpong over IPv6"
+	if [[ -n $hang && $rc -eq 0 ]]; then
+		tap_todo "$name" "rxe: after a retransmission rxe's requester never sends or completes a fenced READ/atomic (tests/interop/README.md)"
+		grep -E "ERROR|missing|seed" "$LOG/cap.integrity" | head -n 8 | sed 's/^/# /'
+		cat "$LOG/cap.evidence"
+		counters
+	else
+		report "$name" "$rc" cap
+		[[ $rc -eq 0 || ! -s $LOG/cap.flow ]] || flow_tail "$LOG/cap.flow"
+	fi
 	grep -E "packets (captured|received|dropped)" "$LOG/tcpdump.log" | sed 's/^/# tcpdump: /'
 
 	# The path MTU both sides use: the ports' active MTU (both veth 1500).
