@@ -74,6 +74,7 @@ mkdir -p "$logs"
 total_pass=0
 total_fail=0
 total_skip=0
+failed_stages=()
 
 # Add up one stage's "NAME: N passed, N failed[, N skipped]" line; a stage
 # that ends without one counts as one failure.
@@ -83,6 +84,7 @@ tally() {	# stage, rc, log
 	if [[ -z $line ]]; then
 		echo "test: stage $1 produced no summary (rc $2), counted as failed; see $3"
 		total_fail=$((total_fail + 1))
+		failed_stages+=("$1")
 		return
 	fi
 	p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")
@@ -92,6 +94,7 @@ tally() {	# stage, rc, log
 	if [[ $2 -ne 0 && $f -eq 0 ]]; then
 		echo "test: stage $1 exited $2 with no failed test, counted as failed"
 		f=1
+		failed_stages+=("$1")
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
@@ -99,15 +102,20 @@ tally() {	# stage, rc, log
 }
 
 stage() {	# name, command...
-	local name=$1 rc t0
+	local name=$1 rc t0 con
 	shift
 	# --debug-only: the builds run, the stages but the debug ones do not.
 	[[ -n $normal || $name == debug-* ]] || return 0
 	echo "=== $name"
 	t0=$SECONDS
+	touch "$logs/.stage"
 	"$@" 2>&1 | tee "$logs/$name.log"
 	rc=${PIPESTATUS[0]}
 	echo "test: stage $name took $((SECONDS - t0)) s"
+	# The stage's kernel console (vm-run.sh's newest), kept beside its log.
+	con=$(find build/vm -maxdepth 1 -name 'console*.log' -newer "$logs/.stage" \
+		-printf '%T@ %p\n' 2>/dev/null | sort -n | tail -n 1 | cut -d' ' -f2)
+	[[ -z $con ]] || cp "$con" "$logs/$name.console"
 	tally "$name" "$rc" "$logs/$name.log"
 }
 
@@ -246,10 +254,24 @@ if [[ -n $debug ]]; then
 	unset DRAY_VM_KERNEL DRAY_RDMA_BIN DRAY_RDMA_TIMEOUT_EXP DRAY_DMABUF_EXP_KO
 fi
 
-# The failed cases again, so that the end of the output names them.
+# The failed cases again, so that the end of the output names them: each
+# "not ok" line with the comment lines that follow it (up to 12), and each
+# stage that ended without a summary or with a kernel problem, with what
+# vm-run.sh said about it (the first kernel report whole).
 if [[ $total_fail -ne 0 ]]; then
 	echo "=== failed"
-	grep -H -E '^(# )?not ok' "$logs"/*.log | grep -v '# TODO' | sed "s|^$logs/||; s|\.log:|: |"
+	for f in "$logs"/*.log; do
+		awk -v st="$(basename "$f" .log)" '
+		/^(# )?not ok/ && !/# TODO/ { print st ": " $0; n = 12; next }
+		n > 0 && /^#/ { print st ":   " $0; n--; next }
+		{ n = 0 }' "$f"
+	done
+	for st in "${failed_stages[@]}"; do
+		echo "$st: counted as failed; what vm-run.sh said:"
+		awk '/^vm-run.sh:/ { on = 1 } on && shown < 60 { print "  " $0; shown++ }' \
+			"$logs/$st.log"
+		[[ ! -f $logs/$st.console ]] || echo "  (kernel console kept in $logs/$st.console)"
+	done
 fi
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [[ $total_fail -eq 0 ]]

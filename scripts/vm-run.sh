@@ -363,6 +363,16 @@ problems+='|refcount_t:|list_(add|del) corruption|Unable to handle kernel|double
 problems+='|ODEBUG:|sleeping function called from invalid context|Invalid wait context'
 problems+='|kmemleak: Kernel memory leak detector disabled|kmemleak: Memory pool empty)'
 found=$(grep -nE "$problems" "$log" 2>/dev/null | head -n 40 || true)
+# The lines above, then the first report whole: its first line and the
+# 45 after it (RIP, registers, call trace), which no pattern picks out.
+problems_show() {
+	local first
+	printf '%s\n' "$found" >&2
+	first=${found%%:*}
+	[[ $first =~ ^[0-9]+$ ]] || return 0
+	echo "vm-run.sh: the first report, console lines $first-$((first + 45)):" >&2
+	sed -n "${first},$((first + 45))p" "$log" >&2
+}
 
 # kmemleak (debug kernel): the guest scanned after CMD and left the report
 # in the share. A leak is dray's if its backtrace names dray or dray_ktest,
@@ -403,13 +413,13 @@ bad_taint=$((taint & (1 << 5 | 1 << 7 | 1 << 9 | 1 << 14)))
 
 if [[ $qrc -eq 124 ]]; then
 	note "timeout after $timeout s: VM killed; kernel log: $log"
-	[[ -z $found ]] || printf '%s\n' "$found" >&2
+	[[ -z $found ]] || problems_show
 	exit 124
 fi
 if [[ -z $status ]]; then
 	note "the guest stopped without reporting a status (QEMU exit $qrc); kernel log: $log"
 	if [[ -n $found ]]; then
-		printf '%s\n' "$found" >&2
+		problems_show
 	else
 		tail -n 20 "$log" >&2 2>/dev/null || :
 	fi
@@ -417,7 +427,7 @@ if [[ -z $status ]]; then
 fi
 if [[ -n $found || $bad_taint -ne 0 ]]; then
 	note "kernel problem detected (taint $taint); kernel log: $log"
-	[[ -z $found ]] || printf '%s\n' "$found" >&2
+	[[ -z $found ]] || problems_show
 	[[ $status -ne 0 ]] || status=1
 fi
 if [[ -n $leak_report ]]; then
