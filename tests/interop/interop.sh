@@ -642,10 +642,13 @@ if want capture; then
 	capture_start "$pcap" 0
 	# RC: every opcode, both directions, IPv4 (integrity; --cover puts
 	# every kind in every packet shape first, from each side); RC over the
-	# IPv6 link-local GIDs and UD over both (pingpong, both directions)
+	# IPv6 link-local GIDs and UD over both (pingpong, both directions).
+	# The ACK timeout is 2^20 * 4.096 us = 4.3 s: tcpdump writing every
+	# byte slows both sides, the veth loses nothing, and a retransmission
+	# for nothing is what sets off rxe's hang (below).
 	timeout 600 "$RDMA_BIN/integrity" --quiet --dev-a "$DRAY" --dev-b "$RXE" \
 		--cover --iters $((300 * SCALE)) --max-size 12k --max-sge 3 \
-		--timeout-exp 18 >"$LOG/cap.integrity" 2>&1
+		--timeout-exp 20 >"$LOG/cap.integrity" 2>&1
 	rc=$?
 	# An integrity failure that is rxe's requester hang (the evidence of
 	# the integrity group, from the frames captured so far: rxe's
