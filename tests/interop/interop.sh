@@ -674,8 +674,9 @@ if want capture; then
 		cat "$LOG/cap.evidence"
 		counters
 	else
+		# on a failure report shows cap.*, the last frames of
+		# cap.flow among them
 		report "$name" "$rc" cap
-		[[ $rc -eq 0 || ! -s $LOG/cap.flow ]] || flow_tail "$LOG/cap.flow"
 	fi
 	grep -E "packets (captured|received|dropped)" "$LOG/tcpdump.log" | sed 's/^/# tcpdump: /'
 
