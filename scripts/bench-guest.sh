@@ -9,12 +9,25 @@
 # calls per posted WR of a bandwidth run. A benchmark, not a test: it
 # judges nothing, and fails only when a measurement could not be taken.
 #
-#   scripts/bench-guest.sh [--reps N] [--kinds "rxe dray"]
+#   scripts/bench-guest.sh [--reps N] [--kinds "rxe dray"] [--only REGEX]
+#
+# --only: the measurements whose name matches REGEX (extended, e.g.
+# "ucx_|mpi_"), and the system-call runs only if "syscalls" matches it.
 #
 #   bandwidth  ib_write_bw, ib_send_bw, ib_read_bw -s 64 KiB and 1 MiB
 #              (BW average, MB/s as perftest prints it: 10^6 B/s)
 #   msg rate   ib_write_bw -s 8 (MsgRate, Mpps)
 #   latency    ib_write_lat, ib_send_lat, ib_read_lat -s 2 (t_typical, us)
+#   UCX        Debian's ucx_perftest over rc_verbs (ud_verbs for the
+#              wire-up): tag-matched latency at 8 B (the 50th percentile
+#              of UCX's one-way figure, us) and PUT bandwidth at 64 KiB
+#              and 1 MiB (overall, MB/s as UCX prints it: 2^20 B/s)
+#   MPI        Open MPI over UCX (pml ucx, no shared memory), two ranks,
+#              one on each device: MPI_Allreduce of 1 MiB (int64 sum),
+#              median time per call (tests/rdma/mpi_bench, us)
+#              UCX's UD transport drops rxe's datagrams unless
+#              UCX_UD_ETH_DGID_CHECK=n (rxe leaves the completion's SL 0);
+#              the UCX and MPI rows set it for both kinds
 #   wake-ups   dray: the provider's counters (DRAY_STATS=1 in every dray
 #              run; the provider prints them at exit): wake-up calls
 #              (DRAY_IB_METHOD_KICK) per posted WR
@@ -43,10 +56,12 @@ ROOT=$(cd "$HERE/.." && pwd -P)
 
 reps=3
 kinds="rxe dray"
+only=''
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--reps) reps=$2; shift 2 ;;
 	--kinds) kinds=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
 	*) echo "bench-guest: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -71,7 +86,21 @@ MEAS=(
 	"write_lat_2 ib_write_lat 2 500 lat us"
 	"send_lat_2 ib_send_lat 2 500 lat us"
 	"read_lat_2 ib_read_lat 2 500 lat us"
+	"ucx_tag_lat_8 ucx:tag_lat 8 1000 lat us"
+	"ucx_put_bw_64k ucx:ucp_put_bw 65536 500 bw MB/s"
+	"ucx_put_bw_1m ucx:ucp_put_bw 1048576 50 bw MB/s"
+	"mpi_allreduce_1m mpi:allreduce 1048576 30 lat us"
 )
+if [[ -n $only ]]; then
+	sel=()
+	for m in "${MEAS[@]}"; do
+		[[ ${m%% *} =~ $only ]] && sel+=("$m")
+	done
+	[[ ${#sel[@]} -gt 0 ]] || { echo "bench-guest: --only $only matches no measurement" >&2; exit 2; }
+	MEAS=("${sel[@]}")
+fi
+RDMA_BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
+UCX_ENV="UCX_TLS=rc_verbs,ud_verbs UCX_UD_ETH_DGID_CHECK=n"
 # syscall runs: ib_write_bw of this size, a short and a long run
 SC_SIZE=65536 SC_N0=100 SC_N1=500
 
@@ -129,10 +158,41 @@ perftest_pair() {
 show_fail() {
 	local f
 	for f in "$1.cli" "$1.srv"; do
+		[[ -f $f ]] || continue
 		grep -iE "error|fail|unable|couldn|cannot|exceed|timed? ?out|problem" "$f" |
 			grep -v "^ *#bytes" | sed "s|^|# ${f##*.}: |" | head -n 6
 	done
 	tail -n 1 "$1.cli" | sed 's/^/# /'
+}
+
+# ucx_run KIND TEST SIZE ITERS [CLIENT PREFIX...]: one ucx_perftest run,
+# the server on device B, the client on A (both over rc_verbs)
+ucx_run() {
+	local kind=$1 t=$2 size=$3 iters=$4 a b
+	shift 4
+	read -r a b <<<"$(rdma_devs "$kind")"
+	pair_run "$TMP/run" 120 \
+		"env $UCX_ENV UCX_NET_DEVICES=$b:1 ucx_perftest -p $PAIR_PORT" \
+		"$* env $UCX_ENV UCX_NET_DEVICES=$a:1 ucx_perftest $ADDR_B -t $t -s $size -n $iters -p $PAIR_PORT"
+}
+
+# mpi_run KIND SIZE ITERS: mpi_bench as two ranks, rank N on device N
+# (its output, both ranks', in $TMP/run.cli); dray's ranks print the
+# provider's counters (DRAY_STATS=1)
+mpi_run() {
+	local kind=$1 size=$2 iters=$3 a b stats=()
+	read -r a b <<<"$(rdma_devs "$kind")"
+	[[ $kind == dray ]] && stats=(-x DRAY_STATS=1)
+	# shellcheck disable=SC2016 # expanded by each rank's shell
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+		DEV_A=$a DEV_B=$b timeout 300 mpirun -np 2 --oversubscribe \
+		--mca pml ucx --mca osc ucx --mca btl self \
+		-x UCX_TLS=rc_verbs,ud_verbs,self -x UCX_UD_ETH_DGID_CHECK=n \
+		"${stats[@]}" -x LD_LIBRARY_PATH -x DEV_A -x DEV_B \
+		bash -c 'if [[ $OMPI_COMM_WORLD_RANK == 0 ]]; then d=$DEV_A; else d=$DEV_B; fi
+			UCX_NET_DEVICES=$d:1 exec "$0" "$@"' \
+		"$RDMA_BIN/mpi_bench" "$size" "$iters" >"$TMP/run.cli" 2>&1 ||
+		{ echo "# mpirun exit $?" >>"$TMP/run.cli"; return 1; }
 }
 
 # one KIND MEAS-LINE: one run; prints the figure and, for dray, the
@@ -142,16 +202,39 @@ one() {
 	local kind=$1 name prog size iters fig unit col pre=() a k=- v
 	read -r name prog size iters fig unit <<<"$2"
 	[[ $kind == dray ]] && pre=(env DRAY_STATS=1)
-	if ! perftest_pair "$TMP/run" 120 "$kind" "$prog" "$size" "$iters" "${pre[@]}"; then
+	case $prog in
+	ucx:*) ucx_run "$kind" "${prog#ucx:}" "$size" "$iters" "${pre[@]}" ;;
+	mpi:*) mpi_run "$kind" "$size" "$iters" ;;
+	*) perftest_pair "$TMP/run" 120 "$kind" "$prog" "$size" "$iters" "${pre[@]}" ;;
+	esac || {
 		show_fail "$TMP/run" >&2
 		return 1
-	fi
+	}
 	if [[ $kind == dray ]]; then
 		read -r a _ <<<"$(rdma_devs "$kind")"
 		# perftest's stdout and the provider's stderr may share a line
 		k=$(grep -ho "dray stats: device $a .*" "$TMP/run.cli" |
 			sed -n 's/.*wakeups_per_wr \([0-9.e+-]*\).*/\1/p' | tail -n 1)
 		sed -i 's/dray stats: .*//' "$TMP/run.cli"
+	fi
+	case $prog in
+	ucx:*)
+		# "Final: iters 50%ile average overall avg-MB/s overall-MB/s ..."
+		v=$(awk -v f="$fig" '/^Final:/ { print (f == "lat") ? $3 : $7 }' "$TMP/run.cli" | tail -n 1)
+		;;
+	mpi:*)
+		v=$(sed -n 's/^mpi_bench: allreduce .*: median \([0-9.]*\) us.*result checked$/\1/p' \
+			"$TMP/run.cli" | tail -n 1)
+		;;
+	esac
+	if [[ $prog == *:* ]]; then
+		if ! awk -v v="$v" 'BEGIN { exit !(v + 0 > 0 && v !~ /nan|inf/) }'; then
+			echo "bench: $kind $name: no figure ('$v')" >&2
+			tail -n 5 "$TMP/run.cli" | sed 's/^/# /' >&2
+			return 1
+		fi
+		echo "$v ${k:--}"
+		return 0
 	fi
 	col=bw
 	[[ $fig != bw ]] && col=lat	# MsgRate and t_typical: column 5
@@ -290,6 +373,10 @@ for ((rep = 1; rep <= reps; rep++)); do
 	done
 done
 for kind in $kinds; do
+	if [[ -n $only && ! syscalls =~ $only ]]; then
+		RES[$kind.strace]=skipped RES[$kind.strace_all]=skipped
+		continue
+	fi
 	t0=$EPOCHREALTIME
 	kind_up "$kind" || exit 1
 	syscalls "$kind"
@@ -304,6 +391,8 @@ ratio() {
 }
 target() {
 	case $1 in
+	ucx_*_lat_* | mpi_*) echo "<= 0.5x" ;;
+	ucx_*) echo ">= 2x" ;;
 	*_bw_*) echo ">= 3x" ;;
 	*_rate_*) echo ">= 3x" ;;
 	*_lat_*) echo "<= 0.5x" ;;
@@ -342,6 +431,7 @@ printf 'bench: %-29s %9s %9s\n' "ioctl+write/WR incl. set-up" \
 	"${RES[rxe.strace_all]:-n/a}" "${RES[dray.strace_all]:-n/a}"
 echo "bench: wake-up calls/WR: the dray provider's DRAY_STATS counters, target < 0.01 in bandwidth runs"
 echo "bench: medians of $reps repetitions; bandwidth: BW average; rate: MsgRate; latency: t_typical"
+echo "bench: ucx_*: ucx_perftest over rc_verbs (latency: 50th percentile, one way; bandwidth: overall, 2^20 B/s); mpi_*: median time of one MPI_Allreduce (2 ranks, pml ucx)"
 echo "bench: system calls: ib_write_bw -s $SC_SIZE, client on veth0; strace: (calls(-n $SC_N1) - calls(-n $SC_N0)) / $((SC_N1 - SC_N0))"
 echo "bench: guest time $(elapsed "$t_all") s"
 exit $missing
