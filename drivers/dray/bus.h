@@ -28,6 +28,11 @@ struct net_device;
  */
 typedef void (*dray_bus_irq_handler_t)(void *cookie);
 
+/*
+ * Register access. Context: any, except DRAY_REG_ENGINE_POLL and
+ * DRAY_REG_ENGINE_CPU: process context only (moving the engine's thread
+ * to another CPU may sleep).
+ */
 u32 dray_bus_readl(struct dray_bus_dev *bdev, u32 offset);
 void dray_bus_writel(struct dray_bus_dev *bdev, u32 offset, u32 value);
 

@@ -23,7 +23,7 @@
 #define   DRAY_VERSION_MAJOR_MASK	DRAY_GENMASK(31, 16)
 #define   DRAY_VERSION_MINOR_MASK	DRAY_GENMASK(15, 0)
 #define   DRAY_IF_VERSION_MAJOR		1
-#define   DRAY_IF_VERSION_MINOR		0
+#define   DRAY_IF_VERSION_MINOR		1
 
 /*
  * RW: device control.
@@ -106,6 +106,27 @@
  */
 #define DRAY_REG_ENGINE_KICK		0x044
 #define   DRAY_ENGINE_KICK_UAR_MASK	DRAY_GENMASK(15, 0)
+
+/*
+ * RW (interface 1.1): engine polling. [20:0] how long, in microseconds,
+ * the queue engine's thread keeps polling the doorbell records after its
+ * last work before it sleeps, at most DRAY_ENGINE_POLL_MAX_US (a write of
+ * more is ignored). While it polls, NEED_WAKEUP stays clear, so software
+ * makes no wake-up call. Reset value DRAY_ENGINE_POLL_DEFAULT_US.
+ */
+#define DRAY_REG_ENGINE_POLL		0x048
+#define   DRAY_ENGINE_POLL_US_MASK	DRAY_GENMASK(20, 0)
+#define   DRAY_ENGINE_POLL_DEFAULT_US	5
+#define   DRAY_ENGINE_POLL_MAX_US	1000000
+
+/*
+ * RW (interface 1.1): the engine thread's CPU. PIN set: the thread runs
+ * only on the CPU numbered in [15:0], which must be online (a write naming
+ * another is ignored); PIN clear (reset value): on any CPU.
+ */
+#define DRAY_REG_ENGINE_CPU		0x04c
+#define   DRAY_ENGINE_CPU_PIN		DRAY_GENMASK(31, 31)
+#define   DRAY_ENGINE_CPU_MASK		DRAY_GENMASK(15, 0)
 
 enum dray_fatal_syndrome {
 	DRAY_FATAL_NONE		= 0,

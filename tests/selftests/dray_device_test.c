@@ -5,6 +5,7 @@
  * in `rdma link show` and through libibverbs with the documented
  * identity, limits and port attributes.
  */
+#include <dirent.h>
 #include <endian.h>
 #include <libgen.h>
 #include <limits.h>
@@ -105,6 +106,107 @@ TEST_F(device, sysfs)
 	EXPECT_STREQ("5: LinkUp", buf) TH_LOG("port phys_state");
 	EXPECT_FALSE(path_exists(SYSFS_IB "/%s/ports/2", IBDEV))
 		TH_LOG("one port only");
+}
+
+/* Write @val to the attribute @name of dray0's device: 0 or -errno. */
+static int attr_write(const char *name, const char *val)
+{
+	char path[256];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), SYSFS_IB "/" IBDEV "/device/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Cpus_allowed_list of the engine thread of NDEV0 ("dray-eng/veth0"). */
+static int engine_cpus(char *out, size_t len)
+{
+	char comm[64], status[4096], *p;
+	struct dirent *e;
+	DIR *d = opendir("/proc");
+	int ret = -ENOENT;
+
+	if (!d)
+		return -errno;
+	while (ret == -ENOENT && (e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
+		    sysfs_read(comm, sizeof(comm), "/proc/%s/comm", e->d_name) ||
+		    strcmp(comm, "dray-eng/" NDEV0) ||
+		    sysfs_read(status, sizeof(status), "/proc/%s/status",
+			       e->d_name))
+			continue;
+		p = strstr(status, "Cpus_allowed_list:");
+		if (!p)
+			break;
+		p += strlen("Cpus_allowed_list:");
+		p += strspn(p, " \t");
+		snprintf(out, len, "%.*s", (int)strcspn(p, "\n"), p);
+		ret = 0;
+	}
+	closedir(d);
+	return ret;
+}
+
+/*
+ * The engine's polling settings (DRAY_REG_ENGINE_POLL and _CPU): the
+ * defaults, values taken and read back, bad ones refused with EINVAL and
+ * leaving the value as it was, the thread pinned and let go.
+ */
+TEST_F(device, engine_poll)
+{
+	const char *bad_us[] = { "1000001", "-1", "abc", "\n" };
+	char buf[64], all[64], over[16];
+	size_t i;
+
+	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_idle_us",
+			    IBDEV));
+	EXPECT_STREQ("5", buf) TH_LOG("the default idle polling, 5 us");
+	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_cpu",
+			    IBDEV));
+	EXPECT_STREQ("-1", buf) TH_LOG("the thread on any CPU by default");
+	test_cmd(engine_cpus(all, sizeof(all)));
+
+	EXPECT_EQ(0, attr_write("poll_idle_us", "1000000"));
+	for (i = 0; i < sizeof(bad_us) / sizeof(bad_us[0]); i++) {
+		const char *v = bad_us[i];
+
+		EXPECT_EQ(-EINVAL, attr_write("poll_idle_us", v))
+			TH_LOG("poll_idle_us \"%s\"", v);
+	}
+	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_idle_us",
+			    IBDEV));
+	EXPECT_STREQ("1000000", buf) TH_LOG("kept after the refused writes");
+	EXPECT_EQ(0, attr_write("poll_idle_us", "0"));
+	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_idle_us",
+			    IBDEV));
+	EXPECT_STREQ("0", buf);
+
+	EXPECT_EQ(0, attr_write("poll_cpu", "0"));
+	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_cpu",
+			    IBDEV));
+	EXPECT_STREQ("0", buf);
+	test_cmd(engine_cpus(buf, sizeof(buf)));
+	EXPECT_STREQ("0", buf) TH_LOG("the thread pinned to CPU 0");
+	snprintf(over, sizeof(over), "%ld", sysconf(_SC_NPROCESSORS_CONF));
+	EXPECT_EQ(-EINVAL, attr_write("poll_cpu", over)) TH_LOG("CPU %s", over);
+	EXPECT_EQ(-EINVAL, attr_write("poll_cpu", "-2"));
+	EXPECT_EQ(-EINVAL, attr_write("poll_cpu", "65536"));
+	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_cpu",
+			    IBDEV));
+	EXPECT_STREQ("0", buf) TH_LOG("kept after the refused writes");
+	EXPECT_EQ(0, attr_write("poll_cpu", "-1"));
+	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_cpu",
+			    IBDEV));
+	EXPECT_STREQ("-1", buf);
+	test_cmd(engine_cpus(buf, sizeof(buf)));
+	EXPECT_STREQ(all, buf) TH_LOG("the thread on every CPU again");
+	EXPECT_EQ(0, attr_write("poll_idle_us", "5"));
 }
 
 TEST_F(device, rdma_link_show)

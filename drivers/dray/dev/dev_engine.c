@@ -26,7 +26,8 @@
  *
  * The engine thread (one per device) polls while passes find work, runs
  * QP deadlines (retransmit and RNR timers) and takes whatever the inline
- * runs left. After DRAY_ENGINE_SPIN_NS without work it sleeps until a
+ * runs left. After DRAY_REG_ENGINE_POLL's time without work (5 us unless
+ * software asks for longer) it sleeps until a
  * kick (DRAY_REG_ENGINE_KICK that found the lock taken, an admin
  * command, an inline run with work left, the transport) or the nearest
  * QP deadline. Deadlines that inline runs arm while the thread sleeps
@@ -54,11 +55,11 @@
 #include "dev_xport.h"
 
 /*
- * Idle polling of the thread before sleeping: brief, as inline passes do
- * most of the work and the host may be QEMU TCG with two vCPUs shared
- * with busy-polling applications.
+ * Idle polling of the thread before sleeping, DRAY_REG_ENGINE_POLL: by
+ * default brief, as inline passes do most of the work and the host may be
+ * QEMU TCG with two vCPUs shared with busy-polling applications; a host
+ * with a core to spare can keep the thread polling (no wake-up calls).
  */
-#define DRAY_ENGINE_SPIN_NS	(5 * NSEC_PER_USEC)
 /* Frames handed to the transport per pass, so admin commands get in. */
 #define DRAY_ENGINE_RX_BUDGET	256
 /* Frames waiting for the engine before the port drops them. */
@@ -484,7 +485,7 @@ static int engine_thread(void *arg)
 			idle_since = 0;
 		} else if (!idle_since) {
 			idle_since = ktime_get_ns();
-		} else if (ktime_get_ns() - idle_since > DRAY_ENGINE_SPIN_NS) {
+		} else if (ktime_get_ns() - idle_since > READ_ONCE(eng->poll_ns)) {
 			engine_sleep(hw);
 			idle_since = 0;
 			continue;
@@ -495,6 +496,58 @@ static int engine_thread(void *arg)
 	return 0;
 }
 
+u32 dray_hw_engine_poll_read(struct dray_hw *hw, u32 offset)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+	u32 val;
+
+	mutex_lock(&eng->poll_lock);
+	val = offset == DRAY_REG_ENGINE_POLL ? eng->poll_us : eng->cpu_reg;
+	mutex_unlock(&eng->poll_lock);
+	return val;
+}
+
+/* The thread on @cpu only, or (PIN clear) anywhere; eng->poll_lock held. */
+static int engine_set_cpu(struct dray_hw_engine *eng, u32 value)
+{
+	u32 cpu = FIELD_GET(DRAY_ENGINE_CPU_MASK, value);
+
+	lockdep_assert_held(&eng->poll_lock);
+	if (!eng->thread)
+		return -ENODEV;
+	if (!(value & DRAY_ENGINE_CPU_PIN))
+		return set_cpus_allowed_ptr(eng->thread, cpu_possible_mask);
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -EINVAL;
+	return set_cpus_allowed_ptr(eng->thread, cpumask_of(cpu));
+}
+
+void dray_hw_engine_poll_write(struct dray_hw *hw, u32 offset, u32 value)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+	u32 us = FIELD_GET(DRAY_ENGINE_POLL_US_MASK, value);
+
+	mutex_lock(&eng->poll_lock);
+	if (offset == DRAY_REG_ENGINE_POLL) {
+		if (us <= DRAY_ENGINE_POLL_MAX_US) {
+			eng->poll_us = us;
+			WRITE_ONCE(eng->poll_ns, (u64)us * NSEC_PER_USEC);
+		}
+	} else {
+		value &= DRAY_ENGINE_CPU_PIN | DRAY_ENGINE_CPU_MASK;
+		if (!engine_set_cpu(eng, value))
+			eng->cpu_reg = value;
+	}
+	mutex_unlock(&eng->poll_lock);
+}
+
+void dray_hw_engine_poll_reset(struct dray_hw *hw)
+{
+	dray_hw_engine_poll_write(hw, DRAY_REG_ENGINE_POLL,
+				  DRAY_ENGINE_POLL_DEFAULT_US);
+	dray_hw_engine_poll_write(hw, DRAY_REG_ENGINE_CPU, 0);
+}
+
 int dray_hw_engine_start(struct dray_hw *hw)
 {
 	struct dray_hw_engine *eng = &hw->engine;
@@ -502,6 +555,10 @@ int dray_hw_engine_start(struct dray_hw *hw)
 
 	spin_lock_init(&eng->lock);
 	mutex_init(&eng->admin_lock);
+	mutex_init(&eng->poll_lock);
+	eng->poll_us = DRAY_ENGINE_POLL_DEFAULT_US;
+	eng->poll_ns = DRAY_ENGINE_POLL_DEFAULT_US * NSEC_PER_USEC;
+	eng->cpu_reg = 0;
 	eng->polling = true;
 	eng->stopped = false;
 	timer_setup(&eng->timer, engine_timer, 0);

@@ -53,6 +53,11 @@ struct dray_hw_engine {
 	bool			need_wakeup;	/* UARs flagged; under obj_lock */
 	atomic64_t		rx_dropped;	/* rx_queue full (statistics) */
 	u64			sleeps;		/* engine thread only: sleeps */
+	/* DRAY_REG_ENGINE_POLL and _CPU as written; under poll_lock */
+	struct mutex		poll_lock;
+	u32			poll_us;
+	u32			cpu_reg;
+	u64			poll_ns;	/* poll_us; read by the thread */
 };
 
 /*
@@ -69,6 +74,14 @@ void dray_hw_engine_stop(struct dray_hw *hw);
  * one without sleeping. Context: any. engine.lock not required.
  */
 void dray_hw_engine_kick(struct dray_hw *hw);
+/*
+ * DRAY_REG_ENGINE_POLL and DRAY_REG_ENGINE_CPU: read, write (invalid
+ * values ignored, as the register block says), and back to their reset
+ * values. Context: process (a CPU change moves the thread).
+ */
+u32 dray_hw_engine_poll_read(struct dray_hw *hw, u32 offset);
+void dray_hw_engine_poll_write(struct dray_hw *hw, u32 offset, u32 value);
+void dray_hw_engine_poll_reset(struct dray_hw *hw);
 /*
  * Take and release engine.lock outside the engine (admin commands, around
  * publishing, changing or unpublishing what a pass sees). The release

@@ -58,6 +58,7 @@ static void dray_hw_reset(struct dray_hw *hw)
 	spin_unlock_bh(&hw->reg_lock);
 
 	dray_hw_reset_objects(hw);
+	dray_hw_engine_poll_reset(hw);
 }
 
 /* DEV_CTRL.ENABLE 0->1: validate and latch the admin queue config. */
@@ -100,6 +101,10 @@ u32 dray_bus_readl(struct dray_bus_dev *bdev, u32 offset)
 {
 	struct dray_hw *hw = bus_to_hw(bdev);
 	u32 val;
+
+	/* The engine's registers have a lock of their own (a mutex). */
+	if (offset == DRAY_REG_ENGINE_POLL || offset == DRAY_REG_ENGINE_CPU)
+		return dray_hw_engine_poll_read(hw, offset);
 
 	spin_lock_bh(&hw->reg_lock);
 	switch (offset) {
@@ -187,6 +192,10 @@ void dray_bus_writel(struct dray_bus_dev *bdev, u32 offset, u32 value)
 		return;
 	case DRAY_REG_ENGINE_KICK:
 		dray_hw_engine_uar_kick(hw, FIELD_GET(DRAY_ENGINE_KICK_UAR_MASK, value));
+		return;
+	case DRAY_REG_ENGINE_POLL:
+	case DRAY_REG_ENGINE_CPU:
+		dray_hw_engine_poll_write(hw, offset, value);
 		return;
 	}
 

@@ -181,6 +181,7 @@ static void dray_dealloc_driver(struct ib_device *ibdev)
 	struct dray_dev *dev = to_ddev(ibdev);
 
 	dray_unlist(dev);
+	dray_sysfs_remove(dev);
 	dray_unprobe(dev);
 	dray_bus_destroy(dev->nic);
 	platform_device_unregister(dev->pdev);
@@ -227,9 +228,13 @@ static int dray_add(struct dray_dev *dev, const char *name)
 	if (ret)
 		goto destroy_hw;
 
-	ret = ib_device_set_netdev(&dev->ibdev, ndev, 1);
+	ret = dray_sysfs_add(dev);
 	if (ret)
 		goto unprobe;
+
+	ret = ib_device_set_netdev(&dev->ibdev, ndev, 1);
+	if (ret)
+		goto unsysfs;
 
 	/*
 	 * From here on dray_dealloc_driver() owns the teardown, also when
@@ -246,6 +251,8 @@ static int dray_add(struct dray_dev *dev, const char *name)
 		dray_nic_removed(dev);
 	return 0;
 
+unsysfs:
+	dray_sysfs_remove(dev);
 unprobe:
 	dray_unprobe(dev);
 destroy_hw:
