@@ -429,6 +429,14 @@ void dray_hw_engine_uar_kick(struct dray_hw *hw, u32 uar_index)
 	 * record and settle NEED_WAKEUP. The method runs in process context.
 	 */
 	engine_try_inline(hw);
+	/*
+	 * Set to poll longer than by default: the thread polls from now on
+	 * (else inline runs that finish their work would leave it asleep,
+	 * and every post of a ping-pong would need a call).
+	 */
+	if (READ_ONCE(hw->engine.poll_ns) >
+	    DRAY_ENGINE_POLL_DEFAULT_US * NSEC_PER_USEC)
+		dray_hw_engine_kick(hw);
 }
 
 void dray_hw_engine_uar_init(struct dray_hw *hw, struct dray_uar *page)
