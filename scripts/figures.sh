@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The figures of the last scripts/test.sh run, from its logs in
+# build/test/ (or DIR): what the fuzzers, the hostile process, the
+# command fuzzer and fault injection got through, the kmemleak scans and
+# the stages' results, as a Markdown list (Documentation/testing.md keeps
+# one run's).
+#
+#   scripts/figures.sh [DIR]
+#
+# Reads only the logs; a figure whose stage did not run is left out.
+
+set -u
+
+dir=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)/build/test}
+[[ -d $dir ]] || { echo "figures: no $dir (run scripts/test.sh)" >&2; exit 2; }
+
+logs() {	# the logs of stages matching a glob
+	local f
+	for f in "$dir"/$1.log; do
+		[[ -f $f ]] && echo "$f"
+	done
+}
+
+say() {	# label, value (left out when empty)
+	[[ -n $2 ]] && echo "- $1: $2"
+}
+
+mapfile -t fuzz < <(logs fuzz)
+if [[ ${#fuzz[@]} -gt 0 ]]; then
+	for t in fuzz_wire fuzz_resp fuzz_comp; do
+		v=$(sed -En "s/^ok ([0-9]+ - )?$t # ([0-9]+) s: ([0-9]+) execs, .*cov ([0-9]+).*/\\3 inputs in \\2 s, coverage \\4 edges/p" "${fuzz[@]}" | tail -n 1)
+		say "$t (libFuzzer)" "$v"
+	done
+fi
+
+mapfile -t all < <(logs '*')
+v=$(grep -hEo 'hostile: [0-9]+ rounds, [0-9]+ in error; [0-9]+ CQEs' "${all[@]}" |
+	awk '{ r += $2; c += $7 } END { if (NR) printf "%d rounds, %d CQEs reaped, in %d runs\n", r, c, NR }')
+say "hostile process (its rings rewritten under the device)" "$v"
+v=$(grep -hEo 'abifuzz: [0-9]+ commands, [0-9]+ accepted' "${all[@]}" |
+	awk '{ c += $2; a += $4 } END { if (NR) printf "%d commands, %d accepted, in %d runs\n", c, a, NR }')
+say "abifuzz (uverbs command sequences)" "$v"
+v=$(grep -hEo '[0-9]+ fault points; [0-9]+ failed' "${all[@]}" |
+	awk '{ p += $1; f += $4 } END { if (NR) printf "%d fault points walked, %d injected, over %d calls\n", p, f, NR }')
+say "failnth (fail-nth)" "$v"
+n=$(cat "${all[@]}" | grep -cE 'vm-run.sh: kmemleak: ')
+if [[ $n -gt 0 ]]; then
+	bad=$(cat "${all[@]}" | grep -cE 'vm-run.sh: kmemleak: [0-9]+ leak\(s\) attributed to dray')
+	say "kmemleak scans (one after each debug-kernel VM run)" "$n, $bad with a leak of dray's"
+fi
+
+echo "- stages:"
+for f in "${all[@]}"; do
+	line=$(grep -E '^(# )?[a-z0-9-]+: [0-9]+ passed, [0-9]+ failed' "$f" | tail -n 1)
+	[[ -n $line ]] && echo "  - ${line#\# }"
+done
+exit 0
