@@ -10,9 +10,12 @@
 # judges nothing, and fails only when a measurement could not be taken.
 #
 #   scripts/bench-guest.sh [--reps N] [--kinds "rxe dray"] [--only REGEX]
+#                          [--poll US]
 #
 # --only: the measurements whose name matches REGEX (extended, e.g.
 # "ucx_|mpi_"), and the system-call runs only if "syscalls" matches it.
+# --poll US: dray's devices with poll_idle_us US (the polling engine,
+# Documentation/hw-interface.md) instead of their default.
 #
 #   bandwidth  ib_write_bw, ib_send_bw, ib_read_bw -s 64 KiB and 1 MiB
 #              (BW average, MB/s as perftest prints it: 10^6 B/s)
@@ -56,12 +59,13 @@ ROOT=$(cd "$HERE/.." && pwd -P)
 
 reps=3
 kinds="rxe dray"
-only=''
+only='' poll=''
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--reps) reps=$2; shift 2 ;;
 	--kinds) kinds=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--poll) poll=$2; shift 2 ;;
 	*) echo "bench-guest: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -123,7 +127,15 @@ elapsed() {
 }
 
 kind_up() {
-	veth_up >"$TMP/setup" 2>&1 && rdma_up "$1" >>"$TMP/setup" 2>&1 && return 0
+	local d
+	if veth_up >"$TMP/setup" 2>&1 && rdma_up "$1" >>"$TMP/setup" 2>&1; then
+		[[ $1 == dray && -n $poll ]] || return 0
+		for d in $(rdma_devs dray); do
+			echo "$poll" >"/sys/class/infiniband/$d/device/poll_idle_us" ||
+				{ echo "bench: cannot set poll_idle_us of $d"; return 1; }
+		done
+		return 0
+	fi
 	sed 's/^/# /' "$TMP/setup"
 	echo "bench: cannot set up $1"
 	return 1
@@ -364,6 +376,7 @@ syscalls() {
 
 say "guest: $(uname -r), $(nproc) vCPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 say "perftest: $(command -v ib_write_bw), libibverbs from ${LD_LIBRARY_PATH%%:*}"
+[[ -z $poll ]] || say "dray: poll_idle_us $poll on both devices"
 t_all=$EPOCHREALTIME
 for ((rep = 1; rep <= reps; rep++)); do
 	for kind in $kinds; do

@@ -7,14 +7,15 @@
 # measured). Builds nothing: run `make module provider` first.
 #
 #   scripts/bench.sh [--reps N] [--smp N] [--module DRAY.KO] [--kinds "rxe dray"]
-#                    [--only REGEX]
+#                    [--only REGEX] [--poll US]
 #
 # Prints perftest medians (bandwidth at 64 KiB and 1 MiB, message rate at
 # 8 B, typical latency at 2 B), UCX's tag latency and PUT bandwidth, the
 # time of a 1 MiB MPI allreduce over UCX, dray/rxe ratios next to the
 # issues' targets, and the system calls per posted WR of a bandwidth run
 # (--only REGEX: the measurements whose name matches, e.g. "ucx_|mpi_";
-# the system-call runs only if "syscalls" matches). The
+# the system-call runs only if "syscalls" matches; --poll US: dray with
+# poll_idle_us US, the polling engine). The
 # output is also kept in build/bench/bench-<date>.txt. A benchmark, not a
 # test: no figure is asserted; the exit status is non-zero only if a
 # measurement could not be taken. Documentation/benchmark.md has figures.
@@ -25,15 +26,16 @@
 set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-reps=3 smp=2 module=$ROOT/build/dray.ko kinds="rxe dray" only=()
+reps=3 smp=2 module=$ROOT/build/dray.ko kinds="rxe dray" extra=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--reps) reps=${2:-}; shift 2 || exit 2 ;;
 	--smp) smp=${2:-}; shift 2 || exit 2 ;;
 	--module) module=${2:-}; shift 2 || exit 2 ;;
 	--kinds) kinds=${2:-}; shift 2 || exit 2 ;;
-	--only) only=(--only "${2:-}"); shift 2 || exit 2 ;;
-	-h | --help) sed -n '4,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--only) extra+=(--only "${2:-}"); shift 2 || exit 2 ;;
+	--poll) extra+=(--poll "${2:-}"); shift 2 || exit 2 ;;
+	-h | --help) sed -n '4,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -56,7 +58,7 @@ cd "$ROOT" || exit 2
 read -r load1 load5 load15 _ </proc/loadavg
 {
 	echo "# bench: $(date -u +%FT%TZ) $(git -C "$ROOT" describe --always --dirty 2>/dev/null)"
-	echo "# bench: scripts/bench.sh --reps $reps --smp $smp --kinds \"$kinds\" ${only[*]}"
+	echo "# bench: scripts/bench.sh --reps $reps --smp $smp --kinds \"$kinds\" ${extra[*]}"
 	echo "# bench: host: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), load average $load1 $load5 $load15"
 } | tee "$log"
 start=$SECONDS
@@ -64,7 +66,7 @@ start=$SECONDS
 # shellcheck disable=SC2016 # expanded in the guest
 DRAY_BENCH_ENV=$RDMA_ENV "$VM_RUN" --timeout 3600 --smp "$smp" "${mods[@]}" -- \
 	bash -c 'eval "$("$DRAY_BENCH_ENV")" && exec "$0" "$@"' \
-	"$ROOT/scripts/bench-guest.sh" --reps "$reps" --kinds "$kinds" "${only[@]}" 2>&1 | tee -a "$log"
+	"$ROOT/scripts/bench-guest.sh" --reps "$reps" --kinds "$kinds" "${extra[@]}" 2>&1 | tee -a "$log"
 rc=${PIPESTATUS[0]}
 read -r load1 load5 load15 _ </proc/loadavg
 {
