@@ -158,18 +158,24 @@ static int engine_cpus(char *out, size_t len)
  * defaults, values taken and read back, bad ones refused with EINVAL and
  * leaving the value as it was, the thread pinned and let go.
  */
+/* dray0's device attribute @_name reads @_want. */
+#define EXPECT_ATTR(_name, _want) do {					\
+	char _v[64];							\
+									\
+	test_cmd(sysfs_read(_v, sizeof(_v),				\
+			    SYSFS_IB "/" IBDEV "/device/%s", _name));	\
+	EXPECT_STREQ(_want, _v) TH_LOG("%s", _name);			\
+} while (0)
+
 TEST_F(device, engine_poll)
 {
 	const char *bad_us[] = { "1000001", "-1", "abc", "\n" };
 	char buf[64], all[64], over[16];
 	size_t i;
 
-	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_idle_us",
-			    IBDEV));
-	EXPECT_STREQ("5", buf) TH_LOG("the default idle polling, 5 us");
-	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_cpu",
-			    IBDEV));
-	EXPECT_STREQ("-1", buf) TH_LOG("the thread on any CPU by default");
+	/* the defaults: 5 us, the thread on any CPU */
+	EXPECT_ATTR("poll_idle_us", "5");
+	EXPECT_ATTR("poll_cpu", "-1");
 	test_cmd(engine_cpus(all, sizeof(all)));
 
 	EXPECT_EQ(0, attr_write("poll_idle_us", "1000000"));
@@ -179,31 +185,22 @@ TEST_F(device, engine_poll)
 		EXPECT_EQ(-EINVAL, attr_write("poll_idle_us", v))
 			TH_LOG("poll_idle_us \"%s\"", v);
 	}
-	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_idle_us",
-			    IBDEV));
-	EXPECT_STREQ("1000000", buf) TH_LOG("kept after the refused writes");
+	/* kept after the refused writes */
+	EXPECT_ATTR("poll_idle_us", "1000000");
 	EXPECT_EQ(0, attr_write("poll_idle_us", "0"));
-	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_idle_us",
-			    IBDEV));
-	EXPECT_STREQ("0", buf);
+	EXPECT_ATTR("poll_idle_us", "0");
 
 	EXPECT_EQ(0, attr_write("poll_cpu", "0"));
-	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_cpu",
-			    IBDEV));
-	EXPECT_STREQ("0", buf);
+	EXPECT_ATTR("poll_cpu", "0");
 	test_cmd(engine_cpus(buf, sizeof(buf)));
 	EXPECT_STREQ("0", buf) TH_LOG("the thread pinned to CPU 0");
 	snprintf(over, sizeof(over), "%ld", sysconf(_SC_NPROCESSORS_CONF));
 	EXPECT_EQ(-EINVAL, attr_write("poll_cpu", over)) TH_LOG("CPU %s", over);
 	EXPECT_EQ(-EINVAL, attr_write("poll_cpu", "-2"));
 	EXPECT_EQ(-EINVAL, attr_write("poll_cpu", "65536"));
-	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_cpu",
-			    IBDEV));
-	EXPECT_STREQ("0", buf) TH_LOG("kept after the refused writes");
+	EXPECT_ATTR("poll_cpu", "0");
 	EXPECT_EQ(0, attr_write("poll_cpu", "-1"));
-	test_cmd(sysfs_read(buf, sizeof(buf), SYSFS_IB "/%s/device/poll_cpu",
-			    IBDEV));
-	EXPECT_STREQ("-1", buf);
+	EXPECT_ATTR("poll_cpu", "-1");
 	test_cmd(engine_cpus(buf, sizeof(buf)));
 	EXPECT_STREQ(all, buf) TH_LOG("the thread on every CPU again");
 	EXPECT_EQ(0, attr_write("poll_idle_us", "5"));
