@@ -42,8 +42,8 @@ say "hostile process (its rings rewritten under the device)" "$v"
 v=$(grep -hEo 'abifuzz: [0-9]+ commands, [0-9]+ accepted' "${all[@]}" |
 	awk '{ c += $2; a += $4 } END { if (NR) printf "%d commands, %d accepted, in %d runs\n", c, a, NR }')
 say "abifuzz (uverbs command sequences)" "$v"
-v=$(grep -hEo '[0-9]+ fault points; [0-9]+ failed' "${all[@]}" |
-	awk '{ p += $1; f += $4 } END { if (NR) printf "%d fault points walked, %d injected, over %d calls\n", p, f, NR }')
+v=$(grep -hEo '[0-9]+ fault points(,|;) [0-9]+ failed' "${all[@]}" |
+	awk '{ p += $1; f += $4 } END { if (NR) printf "%d fault points walked, %d of them failing the call, in %d walks\n", p, f, NR }')
 say "failnth (fail-nth)" "$v"
 n=$(cat "${all[@]}" | grep -cE 'vm-run.sh: kmemleak: ')
 if [[ $n -gt 0 ]]; then
@@ -54,6 +54,6 @@ fi
 echo "- stages:"
 for f in "${all[@]}"; do
 	line=$(grep -E '^(# )?[a-z0-9-]+: [0-9]+ passed, [0-9]+ failed' "$f" | tail -n 1)
-	[[ -n $line ]] && echo "  - ${line#\# }"
+	[[ -n $line ]] && echo "  - $(basename "$f" .log): ${line#\# }"
 done
 exit 0
