@@ -510,7 +510,8 @@ u32 dray_hw_engine_poll_read(struct dray_hw *hw, u32 offset)
 	u32 val;
 
 	mutex_lock(&eng->poll_lock);
-	val = offset == DRAY_REG_ENGINE_POLL ? eng->poll_us : eng->cpu_reg;
+	val = offset == DRAY_REG_ENGINE_POLL ?
+	      div_u64(eng->poll_ns, NSEC_PER_USEC) : eng->cpu_reg;
 	mutex_unlock(&eng->poll_lock);
 	return val;
 }
@@ -537,10 +538,8 @@ void dray_hw_engine_poll_write(struct dray_hw *hw, u32 offset, u32 value)
 
 	mutex_lock(&eng->poll_lock);
 	if (offset == DRAY_REG_ENGINE_POLL) {
-		if (us <= DRAY_ENGINE_POLL_MAX_US) {
-			eng->poll_us = us;
+		if (us <= DRAY_ENGINE_POLL_MAX_US)
 			WRITE_ONCE(eng->poll_ns, (u64)us * NSEC_PER_USEC);
-		}
 	} else {
 		value &= DRAY_ENGINE_CPU_PIN | DRAY_ENGINE_CPU_MASK;
 		if (!engine_set_cpu(eng, value))
@@ -564,7 +563,6 @@ int dray_hw_engine_start(struct dray_hw *hw)
 	spin_lock_init(&eng->lock);
 	mutex_init(&eng->admin_lock);
 	mutex_init(&eng->poll_lock);
-	eng->poll_us = DRAY_ENGINE_POLL_DEFAULT_US;
 	eng->poll_ns = DRAY_ENGINE_POLL_DEFAULT_US * NSEC_PER_USEC;
 	eng->cpu_reg = 0;
 	eng->polling = true;

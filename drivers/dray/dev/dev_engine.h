@@ -53,11 +53,10 @@ struct dray_hw_engine {
 	bool			need_wakeup;	/* UARs flagged; under obj_lock */
 	atomic64_t		rx_dropped;	/* rx_queue full (statistics) */
 	u64			sleeps;		/* engine thread only: sleeps */
-	/* DRAY_REG_ENGINE_POLL and _CPU as written; under poll_lock */
+	/* DRAY_REG_ENGINE_POLL (in ns) and _CPU; written under poll_lock */
 	struct mutex		poll_lock;
-	u32			poll_us;
+	u64			poll_ns;	/* read by the thread unlocked */
 	u32			cpu_reg;
-	u64			poll_ns;	/* poll_us; read by the thread */
 };
 
 /*

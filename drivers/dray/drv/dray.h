@@ -528,11 +528,11 @@ extern const struct ib_device_ops dray_counter_ops;
 /* A counter's name, as `rdma statistic` shows it. */
 const char *dray_counter_name(enum dray_counter c);
 
-/* restrack.c: dray's own details in `rdma resource show` */
 /* sysfs.c: the engine's polling attributes on the platform device */
 int dray_sysfs_add(struct dray_dev *dev);
 void dray_sysfs_remove(struct dray_dev *dev);
 
+/* restrack.c: dray's own details in `rdma resource show` */
 int dray_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int dray_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int dray_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);

@@ -66,7 +66,7 @@ static ssize_t poll_cpu_store(struct device *d, struct device_attribute *attr,
 			      const char *buf, size_t count)
 {
 	struct dray_dev *dev = attr_to_ddev(d);
-	u32 v;
+	u32 want;
 	int cpu, ret;
 
 	ret = kstrtoint(buf, 0, &cpu);
@@ -79,11 +79,10 @@ static ssize_t poll_cpu_store(struct device *d, struct device_attribute *attr,
 	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu) ||
 	    cpu > FIELD_MAX(DRAY_ENGINE_CPU_MASK))
 		return -EINVAL;
-	dray_bus_writel(dev->nic, DRAY_REG_ENGINE_CPU,
-			DRAY_ENGINE_CPU_PIN | FIELD_PREP(DRAY_ENGINE_CPU_MASK, cpu));
+	want = DRAY_ENGINE_CPU_PIN | FIELD_PREP(DRAY_ENGINE_CPU_MASK, cpu);
+	dray_bus_writel(dev->nic, DRAY_REG_ENGINE_CPU, want);
 	/* The CPU went offline meanwhile: the device kept what it had. */
-	v = dray_bus_readl(dev->nic, DRAY_REG_ENGINE_CPU);
-	if (v != (DRAY_ENGINE_CPU_PIN | FIELD_PREP(DRAY_ENGINE_CPU_MASK, cpu)))
+	if (dray_bus_readl(dev->nic, DRAY_REG_ENGINE_CPU) != want)
 		return -EINVAL;
 	return count;
 }
