@@ -398,6 +398,16 @@ rxe_requester_hang() {
 	}' "$fields"
 }
 
+# rxe_hang_todo NAME OUT EVIDENCE KERNEL: a failed integrity run that
+# rxe_requester_hang explained, reported as TODO with the run's errors,
+# the evidence and rxe's counters (KERNEL: " 6.1" or "" in the reason)
+rxe_hang_todo() {
+	tap_todo "$1" "rxe$4: after a retransmission rxe's requester never sends or completes a fenced READ/atomic (tests/interop/README.md)"
+	grep -E "ERROR|missing|seed" "$2" | head -n 8 | sed 's/^/# /'
+	cat "$3"
+	counters
+}
+
 rxe_counter() {
 	local v=0
 	read -r v <"/sys/class/infiniband/$RXE/ports/1/hw_counters/$1" 2>/dev/null
@@ -446,10 +456,7 @@ integ() {
 	flow_fields "$LOG/integ.pcap" >"$LOG/integ.fields"
 	if rxe_requester_hang "$LOG/integ.out" "$LOG/integ.fields" "$tag" \
 		$(($(rxe_counter rcvd_pkts) - r0)) >"$LOG/integ.evidence"; then
-		tap_todo "$name" "rxe 6.1: after a retransmission rxe's requester never sends or completes a fenced READ/atomic (tests/interop/README.md)"
-		grep -E "ERROR|missing|seed" "$LOG/integ.out" | head -n 8 | sed 's/^/# /'
-		cat "$LOG/integ.evidence"
-		counters
+		rxe_hang_todo "$name" "$LOG/integ.out" "$LOG/integ.evidence" " 6.1"
 	else
 		tap_fail "$name" "exit $rc"
 		show "$LOG/integ.out" | grep -v "^# integrity: [A-Z_]* *[0-9]* *[0-9]*$" | tail -n 30
@@ -669,10 +676,7 @@ if want capture; then
 	done >"$LOG/cap.pingpong"
 	name="capture: traffic: integrity $DRAY<->$RXE (every RC opcode, both directions), ud_pingpong, rc_pingpong and ud_pingpong over IPv6"
 	if [[ -n $hang && $rc -eq 0 ]]; then
-		tap_todo "$name" "rxe: after a retransmission rxe's requester never sends or completes a fenced READ/atomic (tests/interop/README.md)"
-		grep -E "ERROR|missing|seed" "$LOG/cap.integrity" | head -n 8 | sed 's/^/# /'
-		cat "$LOG/cap.evidence"
-		counters
+		rxe_hang_todo "$name" "$LOG/cap.integrity" "$LOG/cap.evidence" ""
 	else
 		# on a failure report shows cap.*, the last frames of
 		# cap.flow among them
