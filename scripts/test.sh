@@ -145,7 +145,7 @@ fi
 
 # The rdma groups of stage 12 (6.12): all but the netem loss runs, MPI and
 # failnth (Debian's kernels have no fault injection: it could only skip).
-groups612="pingpong perftest poll integrity verbs_err hostile ud uc ibta15 srq dmabuf abifuzz evflood counters ucx distro"
+groups612="pingpong perftest poll integrity jumbo verbs_err hostile ud uc ibta15 srq dmabuf abifuzz evflood counters ucx distro"
 
 stage check scripts/check.sh
 stage unit make -s -C tests/unit run

@@ -21,6 +21,9 @@
 #   integrity  tests/rdma/integrity: both directions, one device, receives
 #              through SRQs, MRs at odd offsets and IOVAs, big messages,
 #              and a run with an injected error that must be caught
+#   jumbo      the veths at MTU 9000 (active MTU 4096), 4000 (2048) and
+#              1500 again: integrity, perftest -a, the frames of a 1 MiB
+#              WRITE, ibv_ud_pingpong -s 4096
 #   verbs_err  tests/rdma/verbs_err (kselftest harness), one line per case
 #   hostile    tests/rdma/hostile (dray only)
 #   failnth    tests/rdma/failnth: fault injection (fail-nth) into every create
@@ -80,7 +83,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest poll integrity verbs_err hostile ud uc ibta15 srq dmabuf failnth abifuzz evflood loss counters ucx mpi distro}
+groups=${*:-pingpong perftest poll integrity jumbo verbs_err hostile ud uc ibta15 srq dmabuf failnth abifuzz evflood loss counters ucx mpi distro}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -315,6 +318,81 @@ if want integrity; then
 		tap_fail "integrity catches an injected error" "exit $rc"
 		show "$LOG/inj.out" | tail -n 20
 	fi
+fi
+
+# --- jumbo frames ----------------------------------------------------------
+# The port's active MTU follows its netdev's MTU (the largest IB MTU that
+# fits with the RoCEv2 headers): veth MTU 9000 gives 4096, 4000 gives
+# 2048, 1500 gives 1024 again. At 4096 the integrity runs and perftest -a
+# must pass, a 1 MiB RDMA WRITE must go out as 256 frames (not the 1024
+# of MTU 1024), and a 4096-byte UD datagram must cross.
+active_mtu() {	# DEV: the port's active MTU in bytes
+	ibv_devinfo -d "$1" | awk '$1 == "active_mtu:" { print $2; exit }'
+}
+# jumbo_mtu ETH_MTU IB_MTU: both veths at ETH_MTU, until both devices'
+# ports show IB_MTU (5 s at most). rxe of 6.1 follows a netdev's new MTU
+# in its port attributes, but the QPs it creates afterwards at MTU 4096
+# never complete a WR (seen here); its devices made after the change work:
+# rxe's are made again.
+jumbo_mtu() {
+	local i v
+	for v in veth0 veth1; do
+		ip link set "$v" mtu "$1" || return 1
+	done
+	if [[ $kind == rxe ]]; then
+		rdma_down rxe
+		rdma_up rxe || return 1
+	fi
+	for ((i = 0; i < 50; i++)); do
+		[[ $(active_mtu "$DEV_A") == "$2" && $(active_mtu "$DEV_B") == "$2" ]] &&
+			return 0
+		sleep 0.1
+	done
+	echo "# active_mtu: $DEV_A $(active_mtu "$DEV_A"), $DEV_B $(active_mtu "$DEV_B")"
+	return 1
+}
+jumbo_group() {
+	local it=$((300 * SCALE)) t v f0 f1 frames rc
+	jumbo_mtu 9000 4096
+	report "jumbo: veth MTU 9000: active_mtu 4096 on $DEV_A and $DEV_B" "$?" none
+	integ "jumbo: integrity $DEV_A->$DEV_B every opcode at MTU 4096" \
+		--dev-a "$DEV_A" --dev-b "$DEV_B" --one-way --cover --iters "$it" \
+		--max-size 1m
+	integ "jumbo: integrity both directions, 16 SGEs, batches of 32, SRQs, at MTU 4096" \
+		--dev-a "$DEV_A" --dev-b "$DEV_B" --iters "$it" --max-size 1m \
+		--max-sge 16 --max-batch 32 --srq
+	for t in ib_write_bw ib_send_bw ib_read_bw; do
+		perf_pair "$LOG/pt" "$t" "-a -m 4096" $((5 * SCALE)) "$DEV_B" "$GID_B" \
+			"$DEV_A" "$GID_A" "$ADDR_B"
+		report "jumbo: $t -a -m 4096" "$?" pt
+	done
+	# 20 x 1 MiB: 5120 data frames from the client, plus perftest's TCP
+	# exchange; at MTU 1024 it would be 20480
+	read -r f0 </sys/class/net/veth0/statistics/tx_packets
+	perf_pair "$LOG/pt" ib_write_bw "-s 1048576 -m 4096" 20 "$DEV_B" "$GID_B" \
+		"$DEV_A" "$GID_A" "$ADDR_B"
+	rc=$?
+	read -r f1 </sys/class/net/veth0/statistics/tx_packets
+	frames=$((f1 - f0))
+	[[ $rc -eq 0 ]] && { ((frames >= 5120 && frames < 5120 + 400)) || rc=1; }
+	echo "# client frames: $frames" >>"$LOG/pt.cli"
+	report "jumbo: ib_write_bw 20 x 1 MiB at MTU 4096 sends 5120 data frames ($frames frames in all)" "$rc" pt
+	next_port
+	server_client udpp 120 \
+		"ibv_ud_pingpong -d $DEV_B -g $GID_B -s 4096 -n $((50 * SCALE)) -p $PAIR_PORT" \
+		"ibv_ud_pingpong -d $DEV_A -g $GID_A -s 4096 -n $((50 * SCALE)) -p $PAIR_PORT $ADDR_B"
+	rc=$?
+	[[ $rc -eq 0 ]] && ! grep -q "bytes in" "$LOG/udpp.cli" && rc=1
+	report "jumbo: ibv_ud_pingpong -s 4096 at MTU 4096" "$rc" udpp
+	jumbo_mtu 4000 2048
+	report "jumbo: veth MTU 4000: active_mtu 2048" "$?" none
+	integ "jumbo: integrity both directions at MTU 2048" \
+		--dev-a "$DEV_A" --dev-b "$DEV_B" --iters "$it" --max-size 1m
+	jumbo_mtu 1500 1024
+	report "jumbo: veth MTU 1500 again: active_mtu 1024" "$?" none
+}
+if want jumbo; then
+	jumbo_group
 fi
 
 # --- verbs_err, ud (kselftest harness) -------------------------------------
