@@ -21,6 +21,14 @@
 #              (BW average, MB/s as perftest prints it: 10^6 B/s)
 #   msg rate   ib_write_bw -s 8 (MsgRate, Mpps)
 #   latency    ib_write_lat, ib_send_lat, ib_read_lat -s 2 (t_typical, us)
+#   many QPs   ib_write_bw -q 4 and -q 16: bandwidth at 64 KiB, message
+#              rate at 8 B (the same bytes as one QP: -n is per QP)
+#   events     ib_write_bw -e -s 64 KiB: the client sleeps on CQ events
+#   MTU 4096   bandwidth at 64 KiB and 1 MiB, latency at 2 B with the
+#              veths at MTU 9000 (rows *_j; every other row at 1500)
+#   CPU/GB     every perftest bandwidth row: guest CPU seconds (all
+#              vCPUs, /proc/stat) per 10^9 B of frames on the pair,
+#              counted over the 0.1 s intervals that carried data
 #   UCX        Debian's ucx_perftest over rc_verbs (ud_verbs for the
 #              wire-up): tag-matched latency at 8 B (the 50th percentile
 #              of UCX's one-way figure, us) and PUT bandwidth at 64 KiB
@@ -94,6 +102,16 @@ MEAS=(
 	"ucx_put_bw_64k ucx:ucp_put_bw 65536 500 bw MB/s"
 	"ucx_put_bw_1m ucx:ucp_put_bw 1048576 50 bw MB/s"
 	"mpi_allreduce_1m mpi:allreduce 1048576 30 lat us"
+	"write_bw_64k_q4 ib_write_bw 65536 100 bw MB/s q=4"
+	"write_bw_64k_q16 ib_write_bw 65536 25 bw MB/s q=16"
+	"write_rate_8_q4 ib_write_bw 8 1250 rate Mpps q=4"
+	"write_rate_8_q16 ib_write_bw 8 320 rate Mpps q=16"
+	"write_bw_64k_ev ib_write_bw 65536 300 bw MB/s ev"
+	"write_bw_64k_j ib_write_bw 65536 300 bw MB/s mtu=4096"
+	"send_bw_64k_j ib_send_bw 65536 300 bw MB/s mtu=4096"
+	"write_bw_1m_j ib_write_bw 1048576 30 bw MB/s mtu=4096"
+	"read_bw_1m_j ib_read_bw 1048576 30 bw MB/s mtu=4096"
+	"send_lat_2_j ib_send_lat 2 500 lat us mtu=4096"
 )
 if [[ -n $only ]]; then
 	sel=()
@@ -108,7 +126,8 @@ UCX_ENV="UCX_TLS=rc_verbs,ud_verbs UCX_UD_ETH_DGID_CHECK=n"
 # syscall runs: ib_write_bw of this size, a short and a long run
 SC_SIZE=65536 SC_N0=100 SC_N1=500
 
-declare -A VALS WAKE RES
+declare -A VALS WAKE RES CPU
+HZ=$(getconf CLK_TCK)
 
 say() {
 	echo "# bench: $*"
@@ -159,7 +178,7 @@ perftest_pair() {
 	local out=$1 t=$2 kind=$3 prog=$4 size=$5 iters=$6 a b opts
 	shift 6
 	read -r a b <<<"$(rdma_devs "$kind")"
-	opts="-F -s $size -n $iters -p $PAIR_PORT"
+	opts="-F -s $size -n $iters -p $PAIR_PORT${PT_OPTS:+ $PT_OPTS}"
 	pair_run "$out" "$t" "$prog -d $b -x $(gid_v4 "$b") $opts" \
 		"$* $prog -d $a -x $(gid_v4 "$a") $opts $ADDR_B"
 }
@@ -207,12 +226,69 @@ mpi_run() {
 		{ echo "# mpirun exit $?" >>"$TMP/run.cli"; return 1; }
 }
 
+# pt_opts OPTS: perftest's options for a measurement's options (q=N: -q N,
+# N QPs; ev: -e, completion events instead of busy polling; mtu=M: -m M)
+pt_opts() {
+	local o out=''
+	for o in $1; do
+		case $o in
+		q=*) out+=" -q ${o#q=}" ;;
+		ev) out+=" -e" ;;
+		mtu=*) out+=" -m ${o#mtu=}" ;;
+		esac
+	done
+	echo "${out# }"
+}
+
+# meas_mtu OPTS: the IB MTU a measurement runs at (1024 unless mtu=M)
+meas_mtu() {
+	local o m=1024
+	for o in $1; do
+		[[ $o == mtu=* ]] && m=${o#mtu=}
+	done
+	echo "$m"
+}
+
+active_mtu() {	# DEV: the port's active MTU in bytes
+	ibv_devinfo -d "$1" | awk '$1 == "active_mtu:" { print $2; exit }'
+}
+
+# link_mtu KIND IB_MTU: the veth pair at the Ethernet MTU that gives the
+# devices of KIND the active MTU IB_MTU (1024: 1500, 4096: 9000), and
+# wait until both ports show it
+link_mtu() {
+	local kind=$1 want=$2 eth=1500 cur a b i v
+	[[ $want == 4096 ]] && eth=9000
+	read -r cur </sys/class/net/veth0/mtu
+	[[ $cur == "$eth" ]] && return 0
+	for v in veth0 veth1; do
+		ip link set "$v" mtu "$eth" || return 1
+	done
+	# rxe of 6.1: QPs made after its netdev's MTU changed never complete
+	# at MTU 4096 (tests/rdma/run.sh, group jumbo); devices made after
+	# the change work
+	if [[ $kind == rxe ]]; then
+		rdma_down rxe
+		rdma_up rxe >&2 || return 1
+	fi
+	read -r a b <<<"$(rdma_devs "$kind")"
+	for ((i = 0; i < 50; i++)); do
+		[[ $(active_mtu "$a") == "$want" && $(active_mtu "$b") == "$want" ]] &&
+			return 0
+		sleep 0.1
+	done
+	echo "bench: $a/$b did not reach active MTU $want at veth MTU $eth" >&2
+	return 1
+}
+
 # one KIND MEAS-LINE: one run; prints the figure and, for dray, the
 # provider's wake-up calls per posted WR (DRAY_STATS=1), or nothing when
 # the run failed or perftest's figures are not sane
 one() {
-	local kind=$1 name prog size iters fig unit col pre=() a k=- v
-	read -r name prog size iters fig unit <<<"$2"
+	local kind=$1 name prog size iters fig unit opts col pre=() a k=- v
+	local PT_OPTS
+	read -r name prog size iters fig unit opts <<<"$2"
+	PT_OPTS=$(pt_opts "$opts")
 	[[ $kind == dray ]] && pre=(env DRAY_STATS=1)
 	case $prog in
 	ucx:*) ucx_run "$kind" "${prog#ucx:}" "$size" "$iters" "${pre[@]}" ;;
@@ -306,19 +382,72 @@ per_run() {
 	}'
 }
 
+# sampler OUT: until killed, every 0.1 s a line "BUSY TX0 TX1": guest CPU
+# ticks spent so far (all CPUs, idle and iowait left out) and the bytes
+# veth0 and veth1 have sent (builtins only: read -t on an empty pipe is
+# the sleep)
+sampler() {
+	local fd line f i t b0 b1
+	exec {fd}<> <(:)
+	while :; do
+		read -r line </proc/stat
+		read -ra f <<<"${line#cpu}"
+		t=0
+		for ((i = 0; i < 8 && i < ${#f[@]}; i++)); do
+			t=$((t + f[i]))
+		done
+		read -r b0 </sys/class/net/veth0/statistics/tx_bytes
+		read -r b1 </sys/class/net/veth1/statistics/tx_bytes
+		echo "$((t - f[3] - f[4])) $b0 $b1"
+		read -r -t 0.1 -u "$fd" _
+	done >"$1"
+}
+
+# cpu_gb SAMPLES: guest CPU seconds per GB (10^9 B) of frames on the pair
+# while data flowed: only the sampler's intervals that carried at least a
+# tenth of the busiest one's bytes count, so that the set-up (process
+# start, the TCP exchange, QPs and MRs) stays out. Prints nothing when
+# fewer than 3 intervals qualify.
+cpu_gb() {
+	awk -v hz="$HZ" '
+	{ c[NR] = $1; b[NR] = $2 + $3 }
+	END {
+		for (i = 2; i <= NR; i++)
+			if (b[i] - b[i - 1] > peak) peak = b[i] - b[i - 1]
+		for (i = 2; i <= NR; i++) {
+			d = b[i] - b[i - 1]
+			if (peak == 0 || d < peak / 10) continue
+			n++; bytes += d; busy += c[i] - c[i - 1]
+		}
+		if (n >= 3 && bytes > 0) printf "%.3g\n", busy / hz / (bytes / 1e9)
+	}' "$1"
+}
+
 # measure KIND REP: every measurement once (a bad run is tried again)
 measure() {
-	local kind=$1 rep=$2 m name iters t0 try v k s0 s1
+	local kind=$1 rep=$2 m name prog iters fig opts t0 try v k s0 s1 c spid rc
 	for m in "${MEAS[@]}"; do
-		read -r name _ _ iters _ <<<"$m"
+		read -r name prog _ iters fig _ opts <<<"$m"
 		t0=$EPOCHREALTIME v=''
+		link_mtu "$kind" "$(meas_mtu "$opts")" || {
+			say "rep $rep $kind $name failed (MTU)"
+			continue
+		}
 		for ((try = 0; try < 3; try++)); do
 			next_port
+			spid=''
+			if [[ $fig == bw && $prog == ib_* ]]; then
+				sampler "$TMP/samples" &
+				spid=$!
+			fi
 			s0=$(snap)
-			v=$(one "$kind" "$m") && [[ -n $v ]] && break
+			v=$(one "$kind" "$m")
+			rc=$?
+			s1=$(snap)
+			[[ -n $spid ]] && { kill "$spid"; wait "$spid"; } 2>/dev/null
+			[[ $rc -eq 0 && -n $v ]] && break
 			v=''
 		done
-		s1=$(snap)
 		if [[ -n $v ]]; then
 			read -r v k <<<"$v"
 			VALS[$kind.$name]+="$v"$'\n'
@@ -328,8 +457,14 @@ measure() {
 				WAKE[$kind.$name]+="$k"$'\n'
 				k=", wake-up calls/WR $k"
 			fi
+			c=''
+			if [[ $fig == bw && $prog == ib_* ]]; then
+				c=$(cpu_gb "$TMP/samples")
+				[[ -n $c ]] && CPU[$kind.$name]+="$c"$'\n'
+				c=", CPU ${c:-?} s/GB"
+			fi
 			say "rep $rep $kind $name $v ($(elapsed "$t0") s, $((try + 1)) runs;" \
-				"$(per_run "$kind" "$s0" "$s1" "$iters")$k)"
+				"$(per_run "$kind" "$s0" "$s1" "$iters")$k$c)"
 		else
 			say "rep $rep $kind $name failed ($(elapsed "$t0") s)"
 		fi
@@ -392,6 +527,7 @@ for kind in $kinds; do
 	fi
 	t0=$EPOCHREALTIME
 	kind_up "$kind" || exit 1
+	link_mtu "$kind" 1024 || exit 1
 	syscalls "$kind"
 	kind_down "$kind"
 	say "$kind syscall runs: $(elapsed "$t0") s"
@@ -424,26 +560,42 @@ for m in "${MEAS[@]}"; do
 	done
 	v=${WAKE[dray.$name]:-}
 	[[ -n $v ]] && RES[wake.$name]=$(printf '%s' "$v" | median)
+	for kind in $kinds; do
+		v=${CPU[$kind.$name]:-}
+		[[ -z $v ]] && continue
+		RES[cpu.$kind.$name]=$(printf '%s' "$v" | median)
+		say "$kind $name CPU s/GB: $(printf '%s' "$v" | tr '\n' ' ')-> ${RES[cpu.$kind.$name]}"
+	done
 done
 for kind in $kinds; do
 	[[ ${RES[$kind.strace]:-fail} == fail ]] && missing=1
 done
 
 echo
-printf 'bench: %-13s %-5s %9s %9s %9s %-8s %s\n' measurement unit rxe dray dray/rxe target \
+printf 'bench: %-16s %-5s %9s %9s %9s %-8s %s\n' measurement unit rxe dray dray/rxe target \
 	"wake-up calls/WR (dray)"
 for m in "${MEAS[@]}"; do
-	read -r name prog size iters fig unit <<<"$m"
+	read -r name prog size iters fig unit _ <<<"$m"
 	r=${RES[rxe.$name]:-n/a} d=${RES[dray.$name]:-n/a}
-	printf 'bench: %-13s %-5s %9s %9s %9s %-8s %s\n' "$name" "$unit" "$r" "$d" \
+	printf 'bench: %-16s %-5s %9s %9s %9s %-8s %s\n' "$name" "$unit" "$r" "$d" \
 		"$(ratio "$d" "$r")" "$(target "$name")" "${RES[wake.$name]:-n/a}"
 done
-printf 'bench: %-29s %9s %9s  %s\n' "ioctl+write/WR (strace)" \
+printf 'bench: %-16s %-5s %9s %9s %9s %s\n' "CPU per GB" unit rxe dray dray/rxe target
+for m in "${MEAS[@]}"; do
+	read -r name prog _ _ fig _ <<<"$m"
+	[[ $fig == bw && $prog == ib_* ]] || continue
+	r=${RES[cpu.rxe.$name]:-n/a} d=${RES[cpu.dray.$name]:-n/a}
+	printf 'bench: %-16s %-5s %9s %9s %9s %s\n' "$name" "s/GB" "$r" "$d" \
+		"$(ratio "$d" "$r")" "<= 0.5x"
+done
+printf 'bench: %-32s %9s %9s  %s\n' "ioctl+write/WR (strace)" \
 	"${RES[rxe.strace]:-n/a}" "${RES[dray.strace]:-n/a}" "target < 0.01 (set-up left out)"
-printf 'bench: %-29s %9s %9s\n' "ioctl+write/WR incl. set-up" \
+printf 'bench: %-32s %9s %9s\n' "ioctl+write/WR incl. set-up" \
 	"${RES[rxe.strace_all]:-n/a}" "${RES[dray.strace_all]:-n/a}"
 echo "bench: wake-up calls/WR: the dray provider's DRAY_STATS counters, target < 0.01 in bandwidth runs"
 echo "bench: medians of $reps repetitions; bandwidth: BW average; rate: MsgRate; latency: t_typical"
+echo "bench: _qN: N QPs (perftest -q N, -n per QP); _ev: completion events (-e); _j: MTU 4096 (veth MTU 9000); others one QP, MTU 1024"
+echo "bench: CPU per GB: guest CPU seconds (all vCPUs, /proc/stat) per 10^9 B of frames on the pair, in the 0.1 s intervals that carried data"
 echo "bench: ucx_*: ucx_perftest over rc_verbs (latency: 50th percentile, one way; bandwidth: overall, 2^20 B/s); mpi_*: median time of one MPI_Allreduce (2 ranks, pml ucx)"
 echo "bench: system calls: ib_write_bw -s $SC_SIZE, client on veth0; strace: (calls(-n $SC_N1) - calls(-n $SC_N0)) / $((SC_N1 - SC_N0))"
 echo "bench: guest time $(elapsed "$t_all") s"

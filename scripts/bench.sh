@@ -10,7 +10,8 @@
 #                    [--only REGEX] [--poll US]
 #
 # Prints perftest medians (bandwidth at 64 KiB and 1 MiB, message rate at
-# 8 B, typical latency at 2 B), UCX's tag latency and PUT bandwidth, the
+# 8 B, typical latency at 2 B; 4 and 16 QPs; MTU 4096; the guest CPU time
+# per GB of each bandwidth row), UCX's tag latency and PUT bandwidth, the
 # time of a 1 MiB MPI allreduce over UCX, dray/rxe ratios next to the
 # issues' targets, and the system calls per posted WR of a bandwidth run
 # (--only REGEX: the measurements whose name matches, e.g. "ucx_|mpi_";
@@ -35,7 +36,7 @@ while [[ $# -gt 0 ]]; do
 	--kinds) kinds=${2:-}; shift 2 || exit 2 ;;
 	--only) extra+=(--only "${2:-}"); shift 2 || exit 2 ;;
 	--poll) extra+=(--poll "${2:-}"); shift 2 || exit 2 ;;
-	-h | --help) sed -n '4,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '4,25s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done

@@ -127,6 +127,16 @@ GID_A=$(gid_v4 "$DEV_A")
 GID_B=$(gid_v4 "$DEV_B")
 echo "# rdma: GID index $GID_A on $DEV_A, $GID_B on $DEV_B (RoCEv2 IPv4)"
 
+# pp_check NAME OUT "SERVER CMD" "CLIENT CMD": an ibv_*_pingpong pair must
+# exit 0 with the client's "bytes in" line
+pp_check() {
+	local rc
+	server_client "$2" 120 "$3" "$4"
+	rc=$?
+	[[ $rc -eq 0 ]] && ! grep -q "bytes in" "$LOG/$2.cli" && rc=1
+	report "$1" "$rc" "$2"
+}
+
 # --- ibv_rc_pingpong -------------------------------------------------------
 if want pingpong; then
 	for ev in "" "-e"; do
@@ -134,21 +144,14 @@ if want pingpong; then
 			n=$((100 * SCALE))
 			name="pingpong $DEV_A<->$DEV_B size $size${ev:+ events}"
 			next_port
-			server_client pp 120 \
+			pp_check "$name" pp \
 				"ibv_rc_pingpong -d $DEV_B -g $GID_B -s $size -n $n -p $PAIR_PORT $ev" \
 				"ibv_rc_pingpong -d $DEV_A -g $GID_A -s $size -n $n -p $PAIR_PORT $ev $ADDR_B"
-			rc=$?
-			[[ $rc -eq 0 ]] && ! grep -q "bytes in" "$LOG/pp.cli" && rc=1
-			report "$name" "$rc" pp
 		done
 		next_port
-		name="pingpong within $DEV_A size 4096${ev:+ events}"
-		server_client pp 120 \
+		pp_check "pingpong within $DEV_A size 4096${ev:+ events}" pp \
 			"ibv_rc_pingpong -d $DEV_A -g $GID_A -s 4096 -n $((100 * SCALE)) -p $PAIR_PORT $ev" \
 			"ibv_rc_pingpong -d $DEV_A -g $GID_A -s 4096 -n $((100 * SCALE)) -p $PAIR_PORT $ev $ADDR_A"
-		rc=$?
-		[[ $rc -eq 0 ]] && ! grep -q "bytes in" "$LOG/pp.cli" && rc=1
-		report "$name" "$rc" pp
 	done
 
 	# ibv_srq_pingpong and ibv_xsrq_pingpong: they work where the device
@@ -378,12 +381,9 @@ jumbo_group() {
 	echo "# client frames: $frames" >>"$LOG/pt.cli"
 	report "jumbo: ib_write_bw 20 x 1 MiB at MTU 4096 sends 5120 data frames ($frames frames in all)" "$rc" pt
 	next_port
-	server_client udpp 120 \
+	pp_check "jumbo: ibv_ud_pingpong -s 4096 at MTU 4096" udpp \
 		"ibv_ud_pingpong -d $DEV_B -g $GID_B -s 4096 -n $((50 * SCALE)) -p $PAIR_PORT" \
 		"ibv_ud_pingpong -d $DEV_A -g $GID_A -s 4096 -n $((50 * SCALE)) -p $PAIR_PORT $ADDR_B"
-	rc=$?
-	[[ $rc -eq 0 ]] && ! grep -q "bytes in" "$LOG/udpp.cli" && rc=1
-	report "jumbo: ibv_ud_pingpong -s 4096 at MTU 4096" "$rc" udpp
 	jumbo_mtu 4000 2048
 	report "jumbo: veth MTU 4000: active_mtu 2048" "$?" none
 	integ "jumbo: integrity both directions at MTU 2048" \
@@ -486,12 +486,9 @@ if want uc; then
 	fi
 	netem_off
 	next_port
-	server_client ucpp 120 \
+	pp_check "uc_pingpong $DEV_A<->$DEV_B" ucpp \
 		"ibv_uc_pingpong -d $DEV_B -g $GID_B -n $((100 * SCALE)) -p $PAIR_PORT" \
 		"ibv_uc_pingpong -d $DEV_A -g $GID_A -n $((100 * SCALE)) -p $PAIR_PORT $ADDR_B"
-	rc=$?
-	[[ $rc -eq 0 ]] && ! grep -q "bytes in" "$LOG/ucpp.cli" && rc=1
-	report "uc_pingpong $DEV_A<->$DEV_B" "$rc" ucpp
 fi
 
 if want srq; then
