@@ -94,7 +94,7 @@ packages() {
 		libnl-3-dev libnl-route-3-dev libudev-dev python3-dev cython3 \
 		iproute2 ethtool perftest dpkg-dev \
 		ibverbs-utils rdmacm-utils python3-pyverbs libibverbs-dev \
-		tcpdump tshark strace libfabric-bin ucx-utils openmpi-bin libopenmpi-dev \
+		tcpdump tshark strace iperf3 libfabric-bin ucx-utils openmpi-bin libopenmpi-dev \
 		nvme-cli fio nfs-kernel-server \
 		flex bison bc libelf-dev libssl-dev \
 		pahole dkms dh-dkms debhelper chrpath linux-base

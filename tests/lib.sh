@@ -75,6 +75,33 @@ rdma_down() {
 	return 0
 }
 
+# eth_link_up KIND MY_IP: in a VM of a two-VM run (the QEMU network on
+# eth0): eth0 up with MY_IP/24, the module of KIND loaded and its device
+# on eth0 until it has an IPv4 RoCEv2 GID. Sets LINK_DEV and LINK_GID; on
+# failure prints why and returns 1. The peer's VM boots at the same time:
+# its clients retry until a server listens.
+eth_link_up() {
+	local kind=$1 i
+	case $kind in
+	dray) LINK_DEV=dray0; modprobe dray || return 1 ;;
+	rxe) LINK_DEV=rxe0; modprobe rdma_rxe || return 1 ;;
+	*) echo "eth_link_up: unknown kind $kind"; return 1 ;;
+	esac
+	modprobe ib_uverbs || return 1
+	ip link set eth0 up || return 1
+	ip addr add "$2/24" dev eth0 || return 1
+	rdma link add "$LINK_DEV" type "$kind" netdev eth0 || return 1
+	LINK_GID=''
+	for ((i = 0; i < 100; i++)); do
+		LINK_GID=$(gid_v4 "$LINK_DEV") && port_active "$LINK_DEV" && break
+		LINK_GID=''
+		sleep 0.1
+	done
+	[[ -n $LINK_GID ]] && return 0
+	echo "eth_link_up: $LINK_DEV has no IPv4 RoCEv2 GID"
+	return 1
+}
+
 port_active() {
 	local s=''
 	read -r s _ <"/sys/class/infiniband/$1/ports/1/state" 2>/dev/null

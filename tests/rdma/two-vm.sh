@@ -13,7 +13,7 @@
 # For dray, --module defaults to build/dray.ko. Prints the guests' output
 # and ends with "two-vm: N passed, N failed"; exits non-zero on failure.
 #
-#   two-vm.sh --guest server|client dray|rxe                (in a VM)
+#   two-vm.sh --guest dray|rxe server|client                (in a VM)
 
 set -u
 
@@ -27,14 +27,8 @@ ITERS=${DRAY_TWO_VM_ITERS:-1000}
 
 # ----------------------------------------------------------------- guest --
 guest() {
-	local role=$1 kind=$2 dev my_ip peer_ip gid i rc=0 s
+	local role=$1 kind=$2 dev my_ip peer_ip gid rc=0 s
 
-	case $kind in
-	dray) dev=dray0; modprobe dray || return 1 ;;
-	rxe) dev=rxe0; modprobe rdma_rxe || return 1 ;;
-	*) echo "unknown kind $kind" >&2; return 2 ;;
-	esac
-	modprobe ib_uverbs
 	if [[ ${LD_LIBRARY_PATH:-} != *rdma-core/build/lib* ]]; then
 		s=$("$ROOT/scripts/rdma-env.sh" 2>/dev/null) && eval "$s"
 	fi
@@ -46,23 +40,12 @@ guest() {
 	else
 		my_ip=$CLI_IP peer_ip=$SRV_IP
 	fi
-	ip link set eth0 up || return 1
-	ip addr add "$my_ip/24" dev eth0 || return 1
-	rdma link add "$dev" type "$kind" netdev eth0 || return 1
-	for ((i = 0; i < 100; i++)); do
-		gid=$(gid_v4 "$dev") && port_active "$dev" && break
-		sleep 0.1
-	done
-	if [[ -z ${gid:-} ]]; then
-		echo "not ok - $role: $dev has no IPv4 RoCEv2 GID"
+	if ! eth_link_up "$kind" "$my_ip"; then
+		echo "not ok - $role: $kind device on eth0"
 		return 1
 	fi
+	dev=$LINK_DEV gid=$LINK_GID
 	echo "# $role: $dev on eth0 $my_ip, GID index $gid"
-
-	# the peer's VM boots in parallel: wait until it answers
-	for ((i = 0; i < 240; i++)); do
-		ping -c 1 -W 1 "$peer_ip" >/dev/null 2>&1 && break
-	done
 
 	local common="-d $dev -x $gid -F"
 	if [[ $role == server ]]; then
@@ -113,11 +96,13 @@ guest() {
 }
 
 if [[ ${1:-} == --guest ]]; then
-	guest "$2" "$3"
+	guest "$3" "$2"
 	exit $?
 fi
 
 # ------------------------------------------------------------------ host --
+# shellcheck source=scripts/vm/lib.sh
+. "$ROOT/scripts/vm/lib.sh"
 module=''
 kind=dray
 while [[ $# -gt 0 ]]; do
@@ -136,24 +121,9 @@ if [[ $kind == dray ]]; then
 fi
 
 out=$ROOT/build/two-vm
-mkdir -p "$out"
-# two free-looking UDP ports on the host's loopback
-base=$((20000 + (RANDOM % 20000) * 2))
-p1=$base p2=$((base + 1))
-
 cd "$ROOT" || exit 2
-"$VM_RUN" --smp 1 --timeout 900 --quiet --net-socket "$p1:$p2" \
-	--log "$out/vm1.console.log" "${mods[@]}" -- \
-	bash "$HERE/two-vm.sh" --guest server "$kind" >"$out/vm1.out" 2>&1 &
-pid1=$!
-"$VM_RUN" --smp 1 --timeout 900 --quiet --net-socket "$p2:$p1" \
-	--log "$out/vm2.console.log" "${mods[@]}" -- \
-	bash "$HERE/two-vm.sh" --guest client "$kind" >"$out/vm2.out" 2>&1 &
-pid2=$!
-wait "$pid1"
-rc1=$?
-wait "$pid2"
-rc2=$?
+vm_pair "$out" "$VM_RUN" "${mods[@]}" -- bash "$HERE/two-vm.sh" --guest "$kind"
+rc1=$VM_PAIR_RC1 rc2=$VM_PAIR_RC2
 
 pass=0 fail=0
 for vm in 1 2; do
