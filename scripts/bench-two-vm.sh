@@ -204,7 +204,7 @@ echo
 printf 'bench2: %-13s %-5s %9s %9s %9s %-8s %s\n' measurement unit rxe dray dray/rxe target \
 	"of TCP (rxe, dray)"
 for m in "${MEAS[@]}"; do
-	read -r name _ _ _ fig unit <<<"$m"
+	read -r name _ _ _ fig unit _ <<<"$m"
 	r=${RES[rxe.$name]:-n/a} d=${RES[dray.$name]:-n/a}
 	t='' share=''
 	case $name in
