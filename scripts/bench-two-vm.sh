@@ -20,7 +20,10 @@
 # ratios, the issue's targets and each RDMA bandwidth as a share of the
 # TCP figure; kept in build/bench/two-vm-DATE.txt. A benchmark, not a
 # test: no figure is asserted; it exits non-zero only when a measurement
-# could not be taken. DRAY_VM_RUN overrides scripts/vm-run.sh.
+# could not be taken. Each pair's output and consoles stay in
+# build/bench/two-vm/repN-KIND/; a guest's "TX timeout" (virtio-net's
+# transmit queue stalled) and QEMU's own messages are printed. DRAY_VM_RUN
+# overrides scripts/vm-run.sh.
 #
 #   bench-two-vm.sh --guest KIND server|client      (in a VM)
 
@@ -138,7 +141,7 @@ while [[ $# -gt 0 ]]; do
 	--reps) reps=${2:-}; shift 2 || exit 2 ;;
 	--module) module=${2:-}; shift 2 || exit 2 ;;
 	--kinds) kinds=${2:-}; shift 2 || exit 2 ;;
-	-h | --help) sed -n '4,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '4,28s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "bench-two-vm: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -164,19 +167,28 @@ for ((rep = 1; rep <= reps; rep++)); do
 		mods=()
 		[[ $kind == dray ]] && mods=(--module "$module")
 		t0=$SECONDS
-		vm_pair "$ROOT/build/bench/two-vm" "$VM_RUN" "${mods[@]}" -- \
+		pd=$ROOT/build/bench/two-vm/rep$rep-$kind
+		rm -rf "$pd"
+		vm_pair "$pd" "$VM_RUN" "${mods[@]}" -- \
 			bash "$HERE/bench-two-vm.sh" --guest "$kind"
+		# a transmit queue that stalled (issue 13), and what QEMU said
+		for vm in 1 2; do
+			grep -m 3 "TX timeout" "$pd/vm$vm.console.log" 2>/dev/null |
+				sed "s/^/# bench2: rep $rep $kind VM $vm: /"
+			grep -i "qemu-system" "$pd/vm$vm.out" | head -n 5 |
+				sed "s/^/# bench2: rep $rep $kind VM $vm: /"
+		done
 		if [[ $VM_PAIR_RC1 -ne 0 || $VM_PAIR_RC2 -ne 0 ]]; then
 			echo "# bench2: rep $rep $kind: VM exit status server $VM_PAIR_RC1, client $VM_PAIR_RC2"
-			sed 's/^/# server: /' "$ROOT/build/bench/two-vm/vm1.out" | tail -n 10
+			sed 's/^/# server: /' "$pd/vm1.out" | tail -n 10
 			missing=1
 		fi
 		while read -r _ name v rest; do
 			echo "# bench2: rep $rep $kind $name $v${rest:+ $rest}"
 			[[ $v == fail ]] && { missing=1; continue; }
 			VALS[$kind.$name]+="$v"$'\n'
-		done < <(grep '^bench2: ' "$ROOT/build/bench/two-vm/vm2.out")
-		grep '^# ' "$ROOT/build/bench/two-vm/vm2.out" | grep -v '^# client:' | head -n 20
+		done < <(grep '^bench2: ' "$pd/vm2.out")
+		grep '^# ' "$pd/vm2.out" | grep -v '^# client:' | head -n 20
 		echo "# bench2: rep $rep $kind: $((SECONDS - t0)) s"
 	done
 done
