@@ -134,13 +134,6 @@ say() {
 	echo "# bench: $*"
 }
 
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "fail"; exit }
-		if (NR % 2) print v[(NR + 1) / 2]
-		else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
 # elapsed T0: seconds since EPOCHREALTIME was T0, one decimal
 elapsed() {
 	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
@@ -536,10 +529,6 @@ for kind in $kinds; do
 done
 
 # The table: median of the repetitions, ratio dray/rxe, the issue's target
-ratio() {
-	awk -v d="$1" -v r="$2" 'BEGIN {
-		if (d + 0 > 0 && r + 0 > 0) printf "%.2fx", d / r; else print "-" }'
-}
 target() {
 	case $1 in
 	ucx_*_lat_* | mpi_*) echo "<= 0.5x" ;;

@@ -134,6 +134,8 @@ fi
 # ------------------------------------------------------------------ host --
 # shellcheck source=scripts/vm/lib.sh
 . "$ROOT/scripts/vm/lib.sh"
+# shellcheck source=tests/lib.sh
+. "$ROOT/tests/lib.sh"	# median, ratio
 
 reps=3 module=$ROOT/build/dray.ko kinds="rxe dray"
 while [[ $# -gt 0 ]]; do
@@ -192,17 +194,6 @@ for ((rep = 1; rep <= reps; rep++)); do
 		echo "# bench2: rep $rep $kind: $((SECONDS - t0)) s"
 	done
 done
-
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "n/a"; exit }
-		if (NR % 2) print v[(NR + 1) / 2]
-		else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-ratio() {
-	awk -v d="$1" -v r="$2" 'BEGIN {
-		if (d + 0 > 0 && r + 0 > 0) printf "%.2fx", d / r; else print "-" }'
-}
 
 declare -A RES
 for m in "${MEAS[@]}"; do

@@ -268,6 +268,20 @@ pair_run() {
 	return 1
 }
 
+# median: the median of the numbers on stdin, one a line ("fail" if none)
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "fail"; exit }
+		if (NR % 2) print v[(NR + 1) / 2]
+		else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# ratio A B: A/B as "1.23x", "-" unless both are positive numbers
+ratio() {
+	awk -v d="$1" -v r="$2" 'BEGIN {
+		if (d + 0 > 0 && r + 0 > 0) printf "%.2fx", d / r; else print "-" }'
+}
+
 # perf_figures FILE bw|lat: the figure of every perftest result line
 # (bw: BW average, column 4; lat: t_typical, column 5; rate: MsgRate,
 # column 5 of a bw line), one a line.
