@@ -25,6 +25,8 @@
 #              rate at 8 B (the same bytes as one QP: -n is per QP)
 #   events     ib_send_bw -e -s 64 KiB: both ends sleep on CQ events
 #              (perftest takes -e for SEND only)
+#   under load ib_send_lat -s 2 while another pair of processes streams
+#              1 MiB ib_write_bw between the same devices (send_lat_2_load)
 #   MTU 4096   bandwidth at 64 KiB and 1 MiB, latency at 2 B with the
 #              veths at MTU 9000 (rows *_j; every other row at 1500)
 #   CPU/GB     every perftest bandwidth row: guest CPU seconds (all
@@ -113,6 +115,7 @@ MEAS=(
 	"write_bw_1m_j ib_write_bw 1048576 30 bw MB/s mtu=4096"
 	"read_bw_1m_j ib_read_bw 1048576 30 bw MB/s mtu=4096"
 	"send_lat_2_j ib_send_lat 2 500 lat us mtu=4096"
+	"send_lat_2_load ib_send_lat 2 500 lat us load"
 )
 if [[ -n $only ]]; then
 	sel=()
@@ -276,6 +279,26 @@ link_mtu() {
 	return 1
 }
 
+# loaded_pair KIND PROG SIZE ITERS [CLIENT PREFIX...]: perftest_pair while
+# another pair of processes streams 1 MiB RDMA WRITEs (ib_write_bw,
+# perftest's 128 deep) between the same two devices (stream_start); fails
+# if the stream did not run through the whole measurement
+loaded_pair() {
+	local kind=$1 a b rc
+	read -r a b <<<"$(rdma_devs "$kind")"
+	if ! stream_start "$TMP/stream" ib_write_bw "$b" "$(gid_v4 "$b")" \
+		"$a" "$(gid_v4 "$a")" "$ADDR_B"; then
+		stream_stop
+		echo "# the 1 MiB stream did not start" >"$TMP/run.cli"
+		return 1
+	fi
+	perftest_pair "$TMP/run" 120 "$@"
+	rc=$?
+	stream_alive || { echo "# the stream ended first" >>"$TMP/run.cli"; rc=1; }
+	stream_stop
+	return "$rc"
+}
+
 # one KIND MEAS-LINE: one run; prints the figure and, for dray, the
 # provider's wake-up calls per posted WR (DRAY_STATS=1), or nothing when
 # the run failed or perftest's figures are not sane
@@ -288,7 +311,13 @@ one() {
 	case $prog in
 	ucx:*) ucx_run "$kind" "${prog#ucx:}" "$size" "$iters" "${pre[@]}" ;;
 	mpi:*) mpi_run "$kind" "$size" "$iters" ;;
-	*) perftest_pair "$TMP/run" 120 "$kind" "$prog" "$size" "$iters" "${pre[@]}" ;;
+	*)
+		if [[ " $opts " == *" load "* ]]; then
+			loaded_pair "$kind" "$prog" "$size" "$iters" "${pre[@]}"
+		else
+			perftest_pair "$TMP/run" 120 "$kind" "$prog" "$size" "$iters" "${pre[@]}"
+		fi
+		;;
 	esac || {
 		show_fail "$TMP/run" >&2
 		return 1
@@ -585,7 +614,7 @@ printf 'bench: %-32s %9s %9s\n' "ioctl+write/WR incl. set-up" \
 	"${RES[rxe.strace_all]:-n/a}" "${RES[dray.strace_all]:-n/a}"
 echo "bench: wake-up calls/WR: the dray provider's DRAY_STATS counters, target < 0.01 in bandwidth runs"
 echo "bench: medians of $reps repetitions; bandwidth: BW average; rate: MsgRate; latency: t_typical"
-echo "bench: _qN: N QPs (perftest -q N, -n per QP); _ev: completion events (-e); _j: MTU 4096 (veth MTU 9000); others one QP, MTU 1024"
+echo "bench: _qN: N QPs (perftest -q N, -n per QP); _ev: completion events (-e); _j: MTU 4096 (veth MTU 9000); _load: beside another pair streaming 1 MiB ib_write_bw; others one QP, MTU 1024"
 echo "bench: CPU per GB: guest CPU seconds (all vCPUs, /proc/stat) per 10^9 B of frames on the pair, in the 0.1 s intervals that carried data"
 echo "bench: ucx_*: ucx_perftest over rc_verbs (latency: 50th percentile, one way; bandwidth: overall, 2^20 B/s); mpi_*: median time of one MPI_Allreduce (2 ranks, pml ucx)"
 echo "bench: system calls: ib_write_bw -s $SC_SIZE, client on veth0; strace: (calls(-n $SC_N1) - calls(-n $SC_N0)) / $((SC_N1 - SC_N0))"

@@ -282,6 +282,41 @@ ratio() {
 		if (d + 0 > 0 && r + 0 > 0) printf "%.2fx", d / r; else print "-" }'
 }
 
+# stream_start OUT PROG SRV_DEV SRV_GID CLI_DEV CLI_GID ADDR [OPTS]: a
+# perftest bandwidth pair in the background (pair_run, OUT.srv/OUT.cli)
+# on a port of its own ($PAIR_PORT + 1000), 1 MiB messages, until
+# stream_stop; returns once the client's frames flow (at least 2000 more
+# on veth0 within 20 s), 1 if they do not. STREAM_PID: the pair.
+stream_start() {
+	local out=$1 prog=$2 sd=$3 sg=$4 cd=$5 cg=$6 addr=$7 f0 f1 i o
+	shift 7
+	STREAM_PORT=$((PAIR_PORT + 1000))
+	o="-F -p $STREAM_PORT -s 1048576 -n 1000000${*:+ $*}"
+	PAIR_PORT=$STREAM_PORT pair_run "$out" 600 "$prog -d $sd -x $sg $o" \
+		"$prog -d $cd -x $cg $o $addr" &
+	STREAM_PID=$!
+	read -r f0 </sys/class/net/veth0/statistics/tx_packets
+	for ((i = 0; i < 200; i++)); do
+		read -r f1 </sys/class/net/veth0/statistics/tx_packets
+		((f1 - f0 >= 2000)) && return 0
+		kill -0 "$STREAM_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# stream_alive: is the background stream still running?
+stream_alive() {
+	kill -0 "$STREAM_PID" 2>/dev/null
+}
+
+# stream_stop: end the background stream (both of its processes)
+stream_stop() {
+	pkill -f -- "-p $STREAM_PORT -s 1048576" 2>/dev/null
+	wait "$STREAM_PID" 2>/dev/null
+	return 0
+}
+
 # perf_figures FILE bw|lat: the figure of every perftest result line
 # (bw: BW average, column 4; lat: t_typical, column 5; rate: MsgRate,
 # column 5 of a bw line), one a line.

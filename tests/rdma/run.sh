@@ -15,7 +15,8 @@
 #              device reports no SRQ / XRC
 #   perftest   ib_{write,send,read,atomic}_{bw,lat} between the devices,
 #              a fixed size and -a (2 B .. 8 MiB; atomics: both types);
-#              every figure must be a positive number
+#              every figure must be a positive number; ib_send_lat must
+#              complete beside another process's 1 MiB ib_write_bw stream
 #   poll       (dray) ib_write_bw and ib_send_lat with poll_idle_us at 1 s
 #              on both devices: under 0.01 wake-up calls per WR
 #   integrity  tests/rdma/integrity: both directions, one device, receives
@@ -254,6 +255,27 @@ if want perftest; then
 			fi
 		done
 	done
+	# One process's stream of 1 MiB WRITEs (perftest's 128 deep) must
+	# not stop another process's ping-pong on the same two devices:
+	# ib_send_lat completes while the stream still runs. Its latency is
+	# scripts/bench.sh's send_lat_2_load, not judged here.
+	next_port
+	if stream_start "$LOG/st" ib_write_bw "$DEV_B" "$GID_B" "$DEV_A" "$GID_A" "$ADDR_B"; then
+		perf_pair "$LOG/pt" ib_send_lat "-s 2" $((200 * SCALE)) "$DEV_B" "$GID_B" \
+			"$DEV_A" "$GID_A" "$ADDR_B"
+		rc=$?
+		if ! stream_alive; then
+			echo "# the stream ended before the ping-pong did" >>"$LOG/pt.cli"
+			rc=1
+		fi
+	else
+		rc=1
+		{ echo "# the stream did not start"; cat "$LOG/st.cli"; } >>"$LOG/pt.cli"
+	fi
+	stream_stop
+	report "ib_send_lat -s 2 (-n $((200 * SCALE))) completes beside another process's stream of 1 MiB ib_write_bw on the same devices" "$rc" pt
+	[[ $rc -eq 0 ]] && awk '/^[ \t]*[0-9]+[ \t]+[0-9]+[ \t]+[0-9.]+/' "$LOG/pt.cli" |
+		tail -n 1 | sed "s/^/# ib_send_lat beside the stream: /"
 fi
 
 if want poll && [[ $kind == dray ]]; then
