@@ -247,36 +247,13 @@ meas_mtu() {
 	echo "$m"
 }
 
-active_mtu() {	# DEV: the port's active MTU in bytes
-	ibv_devinfo -d "$1" | awk '$1 == "active_mtu:" { print $2; exit }'
-}
-
 # link_mtu KIND IB_MTU: the veth pair at the Ethernet MTU that gives the
-# devices of KIND the active MTU IB_MTU (1024: 1500, 4096: 9000), and
-# wait until both ports show it
+# devices of KIND the active MTU IB_MTU (1024: 1500, 4096: 9000; veth_mtu)
 link_mtu() {
-	local kind=$1 want=$2 eth=1500 cur a b i v
-	[[ $want == 4096 ]] && eth=9000
+	local eth=1500 cur
+	[[ $2 == 4096 ]] && eth=9000
 	read -r cur </sys/class/net/veth0/mtu
-	[[ $cur == "$eth" ]] && return 0
-	for v in veth0 veth1; do
-		ip link set "$v" mtu "$eth" || return 1
-	done
-	# rxe of 6.1: QPs made after its netdev's MTU changed never complete
-	# at MTU 4096 (tests/rdma/run.sh, group jumbo); devices made after
-	# the change work
-	if [[ $kind == rxe ]]; then
-		rdma_down rxe
-		rdma_up rxe >&2 || return 1
-	fi
-	read -r a b <<<"$(rdma_devs "$kind")"
-	for ((i = 0; i < 50; i++)); do
-		[[ $(active_mtu "$a") == "$want" && $(active_mtu "$b") == "$want" ]] &&
-			return 0
-		sleep 0.1
-	done
-	echo "bench: $a/$b did not reach active MTU $want at veth MTU $eth" >&2
-	return 1
+	[[ $cur == "$eth" ]] || veth_mtu "$1" "$eth" "$2"
 }
 
 # loaded_pair KIND PROG SIZE ITERS [CLIENT PREFIX...]: perftest_pair while
@@ -406,6 +383,12 @@ per_run() {
 	}'
 }
 
+# cpu_row PROG FIG: does the measurement get a CPU-per-GB figure (the
+# perftest bandwidth rows)?
+cpu_row() {
+	[[ $2 == bw && $1 == ib_* ]]
+}
+
 # sampler OUT: until killed, every 0.1 s a line "BUSY TX0 TX1": guest CPU
 # ticks spent so far (all CPUs, idle and iowait left out) and the bytes
 # veth0 and veth1 have sent (builtins only: read -t on an empty pipe is
@@ -460,7 +443,7 @@ measure() {
 		for ((try = 0; try < 3; try++)); do
 			next_port
 			spid=''
-			if [[ $fig == bw && $prog == ib_* ]]; then
+			if cpu_row "$prog" "$fig"; then
 				sampler "$TMP/samples" &
 				spid=$!
 			fi
@@ -482,7 +465,7 @@ measure() {
 				k=", wake-up calls/WR $k"
 			fi
 			c=''
-			if [[ $fig == bw && $prog == ib_* ]]; then
+			if cpu_row "$prog" "$fig"; then
 				c=$(cpu_gb "$TMP/samples")
 				[[ -n $c ]] && CPU[$kind.$name]+="$c"$'\n'
 				c=", CPU ${c:-?} s/GB"
@@ -603,7 +586,7 @@ done
 printf 'bench: %-16s %-5s %9s %9s %9s %s\n' "CPU per GB" unit rxe dray dray/rxe target
 for m in "${MEAS[@]}"; do
 	read -r name prog _ _ fig _ <<<"$m"
-	[[ $fig == bw && $prog == ib_* ]] || continue
+	cpu_row "$prog" "$fig" || continue
 	r=${RES[cpu.rxe.$name]:-n/a} d=${RES[cpu.dray.$name]:-n/a}
 	printf 'bench: %-16s %-5s %9s %9s %9s %s\n' "$name" "s/GB" "$r" "$d" \
 		"$(ratio "$d" "$r")" "<= 0.5x"

@@ -358,34 +358,9 @@ fi
 # 2048, 1500 gives 1024 again. At 4096 the integrity runs and perftest -a
 # must pass, a 1 MiB RDMA WRITE must go out as 256 frames (not the 1024
 # of MTU 1024), and a 4096-byte UD datagram must cross.
-active_mtu() {	# DEV: the port's active MTU in bytes
-	ibv_devinfo -d "$1" | awk '$1 == "active_mtu:" { print $2; exit }'
-}
-# jumbo_mtu ETH_MTU IB_MTU: both veths at ETH_MTU, until both devices'
-# ports show IB_MTU (5 s at most). rxe of 6.1 follows a netdev's new MTU
-# in its port attributes, but the QPs it creates afterwards at MTU 4096
-# never complete a WR (seen here); its devices made after the change work:
-# rxe's are made again.
-jumbo_mtu() {
-	local i v
-	for v in veth0 veth1; do
-		ip link set "$v" mtu "$1" || return 1
-	done
-	if [[ $kind == rxe ]]; then
-		rdma_down rxe
-		rdma_up rxe || return 1
-	fi
-	for ((i = 0; i < 50; i++)); do
-		[[ $(active_mtu "$DEV_A") == "$2" && $(active_mtu "$DEV_B") == "$2" ]] &&
-			return 0
-		sleep 0.1
-	done
-	echo "# active_mtu: $DEV_A $(active_mtu "$DEV_A"), $DEV_B $(active_mtu "$DEV_B")"
-	return 1
-}
 jumbo_group() {
 	local it=$((300 * SCALE)) t v f0 f1 frames rc
-	jumbo_mtu 9000 4096
+	veth_mtu "$kind" 9000 4096
 	report "jumbo: veth MTU 9000: active_mtu 4096 on $DEV_A and $DEV_B" "$?" none
 	integ "jumbo: integrity $DEV_A->$DEV_B every opcode at MTU 4096" \
 		--dev-a "$DEV_A" --dev-b "$DEV_B" --one-way --cover --iters "$it" \
@@ -413,11 +388,11 @@ jumbo_group() {
 	pp_check "jumbo: ibv_ud_pingpong -s 4096 at MTU 4096" udpp \
 		"ibv_ud_pingpong -d $DEV_B -g $GID_B -s 4096 -n $((50 * SCALE)) -p $PAIR_PORT" \
 		"ibv_ud_pingpong -d $DEV_A -g $GID_A -s 4096 -n $((50 * SCALE)) -p $PAIR_PORT $ADDR_B"
-	jumbo_mtu 4000 2048
+	veth_mtu "$kind" 4000 2048
 	report "jumbo: veth MTU 4000: active_mtu 2048" "$?" none
 	integ "jumbo: integrity both directions at MTU 2048" \
 		--dev-a "$DEV_A" --dev-b "$DEV_B" --iters "$it" --max-size 1m
-	jumbo_mtu 1500 1024
+	veth_mtu "$kind" 1500 1024
 	report "jumbo: veth MTU 1500 again: active_mtu 1024" "$?" none
 }
 if want jumbo; then
