@@ -65,6 +65,12 @@ enum dray_vendor_err {
 	DRAY_VERR_MW_ACCESS		= 0x97,	/* window rights not allowed */
 	DRAY_VERR_MW_ZERO_BASED		= 0x98,	/* zero-based type 1 window */
 	DRAY_VERR_SRQ_DOORBELL		= 0x99,	/* SRQ producer index invalid */
+
+	/*
+	 * Never written by the device: the provider's flush of a WQE still
+	 * outstanding when the device let go of its context (removal).
+	 */
+	DRAY_VERR_DEVICE_GONE		= 0xff,
 };
 
 #endif /* DRAY_VERR_H */

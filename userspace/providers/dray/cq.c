@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <dray/dray_verr.h>
+
 #include "dray.h"
 
 static inline struct dray_cqe *dray_cq_entry(const struct dray_cq *cq,
@@ -207,6 +209,96 @@ static int dray_cq_retire(struct dray_cq *cq, const struct dray_cqe *cqe,
 }
 
 /*
+ * Whether the device has let go of the context of @cq. Removal destroys
+ * every object of a live context, then the RDMA core replaces the
+ * doorbell page with a page of zeros, so its magic is gone: by then the
+ * device writes no CQE any more. Looked at when the ring is empty only.
+ * Context: cq->lock held.
+ */
+static bool dray_cq_gone(struct dray_cq *cq)
+{
+	struct dray_context *ctx = to_dray_ctx(cq->vcq.cq.context);
+
+	if (atomic_load_explicit(&ctx->gone, memory_order_relaxed))
+		return true;
+	if (likely(dray_shared_load32(&ctx->uar->dev.magic) == DRAY_UAR_MAGIC))
+		return false;
+	atomic_store_explicit(&ctx->gone, true, memory_order_relaxed);
+	/* The CQEs the device wrote before letting go are read after this. */
+	udma_from_device_barrier();
+	return true;
+}
+
+/* Take the oldest outstanding WQE of @wq, if any. Context: its CQ's lock. */
+static bool dray_wq_gone_take(struct dray_wq *wq, uint32_t *index,
+			      uint64_t *wr_id)
+{
+	uint32_t tail = atomic_load_explicit(&wq->tail, memory_order_relaxed);
+	uint32_t posted = dray_shared_load32(&wq->db->producer);
+
+	/* The record is the process's own memory: never trust it further. */
+	if (tail == posted || posted - tail > wq->depth)
+		return false;
+	*index = tail;
+	*wr_id = wq->wrid[dray_ring_slot(tail, wq->depth)];
+	atomic_store_explicit(&wq->tail, tail + 1, memory_order_release);
+	return true;
+}
+
+/*
+ * The device is gone and the ring is drained: complete the oldest WQE
+ * still outstanding on a send or receive queue of this CQ with
+ * IBV_WC_WR_FLUSH_ERR (vendor_err DRAY_VERR_DEVICE_GONE), as the device
+ * would have flushed it, so that nothing posted is lost silently; WRs
+ * posted from now on are flushed the same way. Receives posted to an
+ * SRQ are not: they belong to no QP (neither would an error state of
+ * the QP flush them). cq->cur_cqe points at the made-up CQE.
+ * Returns ENOENT when nothing is outstanding. Context: cq->lock held
+ * (QPs of this CQ stay in the table while it is).
+ */
+static int dray_cq_gone_flush(struct dray_cq *cq, uint64_t *wr_id)
+{
+	struct dray_context *ctx = to_dray_ctx(cq->vcq.cq.context);
+	struct dray_cqe *cqe = &cq->gone_cqe;
+	uint32_t i, j, index;
+	struct dray_qp *qp;
+	uint8_t flags;
+
+	for (i = 0; i < ARRAY_SIZE(ctx->qp_table); i++) {
+		struct dray_qp **table;
+
+		table = atomic_load_explicit(&ctx->qp_table[i],
+					     memory_order_acquire);
+		for (j = 0; table && j < DRAY_QP_TABLE_SIZE; j++) {
+			qp = table[j];
+			if (!qp)
+				continue;
+			flags = DRAY_CQE_F_SEND_QUEUE;
+			if (qp->vqp.qp.send_cq == &cq->vcq.cq &&
+			    dray_wq_gone_take(&qp->sq, &index, wr_id))
+				goto found;
+			flags = 0;
+			if (qp->vqp.qp.recv_cq == &cq->vcq.cq &&
+			    !qp->vqp.qp.srq && qp->rq.buf &&
+			    dray_wq_gone_take(&qp->rq, &index, wr_id))
+				goto found;
+		}
+	}
+	cq->cur_cqe = NULL;
+	return ENOENT;
+
+found:
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->qpn = htole32(qp->vqp.qp.qp_num);
+	cqe->wqe_index = htole32(index);
+	cqe->status = DRAY_CQE_ST_WR_FLUSH_ERR;
+	cqe->vendor_err = DRAY_VERR_DEVICE_GONE;
+	cqe->flags = flags;
+	cq->cur_cqe = cqe;
+	return 0;
+}
+
+/*
  * Advance to the next valid CQE of a live QP; cq->cur_cqe points at it.
  * Returns ENOENT when the CQ is empty. Context: cq->lock held.
  */
@@ -216,6 +308,12 @@ static int dray_cq_next(struct dray_cq *cq, uint64_t *wr_id)
 
 	for (;;) {
 		cqe = dray_cq_peek(cq);
+		if (unlikely(!cqe && dray_cq_gone(cq))) {
+			/* A CQE may have come before the device let go. */
+			cqe = dray_cq_peek(cq);
+			if (!cqe)
+				return dray_cq_gone_flush(cq, wr_id);
+		}
 		if (!cqe) {
 			cq->cur_cqe = NULL;
 			return ENOENT;

@@ -90,6 +90,14 @@ struct dray_context {
 
 	bool stats_enabled;
 	struct dray_stats stats;
+
+	/*
+	 * The device has let go of this context (hot unplug, `rdma link
+	 * delete`, module unload): the kernel destroyed every object, then
+	 * replaced the doorbell page with zeros. From then on the pollers
+	 * complete every outstanding WQE themselves (dray_cq_gone_flush()).
+	 */
+	_Atomic(bool) gone;
 };
 
 /*
@@ -227,6 +235,8 @@ struct dray_cq {
 	struct dray_cqe *cur_cqe;
 	/* Last QP looked up, to skip the table for runs of one QP. */
 	struct dray_qp *last_qp;
+	/* The flush completion made once the device is gone (cur_cqe). */
+	struct dray_cqe gone_cqe;
 };
 
 static inline struct dray_device *to_dray_dev(struct ibv_device *ibdev)
