@@ -145,7 +145,7 @@ fi
 
 # The rdma groups of stage 12 (6.12): all but the netem loss runs, MPI and
 # failnth (Debian's kernels have no fault injection: it could only skip).
-groups612="pingpong perftest poll integrity jumbo verbs_err hostile ud uc ibta15 srq dmabuf abifuzz evflood counters ucx distro"
+groups612="pingpong perftest poll integrity jumbo verbs_err hostile ud uc ibta15 srq dmabuf abifuzz evflood faults counters ucx distro"
 
 stage check scripts/check.sh
 stage unit make -s -C tests/unit run
@@ -192,7 +192,7 @@ if [[ -n $normal ]]; then
 	stage 6.12-selftests scripts/vm-run.sh --timeout 1200 --module "$ko612" -- \
 		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
 	stage 6.12-rdma scripts/vm-run.sh --timeout 2400 --module "$ko612" -- \
-		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/rdma/run.sh dray '"$groups612"
+		bash -c 'eval "$(scripts/rdma-env.sh)" && DRAY_FAULT_CYCLES=2 tests/rdma/run.sh dray '"$groups612"
 	stage 6.12-kverbs scripts/vm-run.sh --timeout 600 --module "$ko612" -- \
 		tests/kverbs/run.sh "$b612/ktest/dray_ktest.ko"
 	stage 6.12-cm scripts/vm-run.sh --timeout 900 --module "$ko612" -- tests/cm/run.sh
@@ -244,7 +244,7 @@ if [[ -n $debug ]]; then
 	stage debug-selftests scripts/vm-run.sh --timeout 1800 --module "$dko" -- \
 		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
 	stage debug-rdma scripts/vm-run.sh --timeout 2400 --module "$dko" -- \
-		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/rdma/run.sh dray integrity verbs_err hostile ud uc srq dmabuf failnth abifuzz'
+		bash -c 'eval "$(scripts/rdma-env.sh)" && DRAY_FAULT_CYCLES=2 DRAY_FAULT_PERFTEST=0 tests/rdma/run.sh dray integrity verbs_err hostile ud uc srq dmabuf failnth abifuzz faults'
 	stage debug-kverbs scripts/vm-run.sh --timeout 900 --module "$dko" -- \
 		tests/kverbs/run.sh "$dbuild/ktest/dray_ktest.ko"
 	stage debug-cm scripts/vm-run.sh --timeout 1200 --module "$dko" -- \

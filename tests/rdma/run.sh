@@ -45,6 +45,12 @@
 #   dmabuf     tests/rdma/dmabuf (kselftest harness): dma-buf MRs, one line
 #              per case, over vgem (modprobe'd here) and the test exporter
 #              build/rdma/dray_dmabuf_exp.ko (insmod'ed here, removed after)
+#   faults     tests/rdma/faults under faults (dray only): link delete,
+#              netdev removal and rmmod (every WR completes or is flushed,
+#              nothing hangs), netdev down/up and MTU changes (the traffic
+#              goes on); DRAY_FAULT_CYCLES cycles each (default 10)
+#              and a perftest stream in every fifth (DRAY_FAULT_PERFTEST=0:
+#              none)
 #   loss       netem loss 1% duplicate 1% reorder 5% delay 1ms on both
 #              veths, then a long integrity run of writes, reads, sends
 #              (and atomics) that must end with every byte correct
@@ -84,7 +90,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest poll integrity jumbo verbs_err hostile ud uc ibta15 srq dmabuf failnth abifuzz evflood loss counters ucx mpi distro}
+groups=${*:-pingpong perftest poll integrity jumbo verbs_err hostile ud uc ibta15 srq dmabuf failnth abifuzz evflood faults loss counters ucx mpi distro}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -161,6 +167,7 @@ if want pingpong; then
 	unsupported_clean() {	# NAME PROG MESSAGE
 		local out=$LOG/srq.cli rc
 		next_port
+		# shellcheck disable=SC2086 # PROG: a command and its options
 		timeout 60 $2 -d "$DEV_A" -g "$GID_A" -p "$PAIR_PORT" >"$out" 2>&1
 		rc=$?
 		[[ $rc -eq 1 ]] && grep -q "$3" "$out"
@@ -683,6 +690,153 @@ integ_known() {
 		grep -E "ERROR|missing" "$LOG/integ.out" | head -n 8 | sed 's/^/# /'
 	fi
 }
+
+# --- faults under traffic -------------------------------------------------
+# Each fault FAULT_CYCLES times (DRAY_FAULT_CYCLES, default 10) while
+# tests/rdma/faults moves verified traffic on 4 QP pairs between the
+# devices, and in every fifth cycle a 1 MiB ib_write_bw stream besides
+# (DRAY_FAULT_PERFTEST=0: none):
+# `rdma link delete` of one device (dray0 and dray1 in turn), the netdev's
+# removal (veth0 or veth1: the pair goes), module unload: every WR posted
+# completes, successfully or in error (the provider of a removed device
+# flushes what was outstanding), a context hears DEVICE_FATAL, perftest
+# exits, nothing hangs; netdev down for 0.5 s and up, the MTU to 9000 and
+# back to 1500: the traffic goes on, every WR completes successfully,
+# the port events come (down and up). The devices are made again after
+# each removal. The kernel's report is checked at the end of the run.
+
+# fault_wait PID SECONDS: wait for PID to exit (its status), 124 if it
+# was still running after SECONDS (it is killed then)
+fault_wait() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || { wait "$1"; return; }
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 124
+}
+
+# fault_do NAME CYCLE: do the fault NAME (the traffic program is $FPID)
+fault_do() {
+	local c=$2 d v
+	case $1 in
+	link_delete)
+		d=$DEV_A
+		((c % 2)) && d=$DEV_B
+		rdma link delete "$d"
+		;;
+	netdev_delete)
+		v=veth0
+		((c % 2)) && v=veth1
+		ip link del "$v"
+		;;
+	rmmod) modprobe -r dray ;;
+	down_up)
+		ip link set veth0 down && sleep 0.5 && ip link set veth0 up &&
+			kill -USR1 "$FPID"
+		;;
+	mtu)
+		veth_mtu "$kind" 9000 4096 && sleep 0.3 &&
+			veth_mtu "$kind" 1500 1024 && kill -USR1 "$FPID"
+		;;
+	esac
+}
+
+# fault_cycles NAME TEXT MODE [faults options]: FAULT_CYCLES cycles of a
+# fault, one TAP line
+fault_cycles() {
+	local name=$1 text=$2 mode=$3 c i rc bad='' line up t0=$SECONDS perf
+	local tc slow=0
+	shift 3
+	for ((c = 0; c < FAULT_CYCLES; c++)); do
+		tc=$SECONDS
+		: >"$LOG/f.out"
+		rm -f "$LOG"/fs.*
+		if ! { veth_up && rdma_up dray; } >"$LOG/f.setup" 2>&1; then
+			bad="cycle $c: devices not made again: $(tail -n1 "$LOG/f.setup")"
+			break
+		fi
+		# the stream first: stream_start counts its frames on veth0
+		perf=''
+		if ((c % 5 == 0)) && [[ $FAULT_PERFTEST != 0 ]]; then
+			GID_A=$(gid_v4 "$DEV_A") GID_B=$(gid_v4 "$DEV_B")
+			next_port
+			if ! stream_start "$LOG/fs" ib_write_bw "$DEV_B" "$GID_B" \
+				"$DEV_A" "$GID_A" "$ADDR_B"; then
+				bad="cycle $c: the perftest stream did not start"
+				stream_stop
+				break
+			fi
+			perf=1
+		fi
+		DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
+			"$BIN/faults" --mode "$mode" "$@" >"$LOG/f.out" 2>&1 &
+		FPID=$!
+		up=''
+		for ((i = 0; i < 600; i++)); do
+			while read -r line; do
+				[[ $line == running ]] && up=1
+			done <"$LOG/f.out"
+			[[ -n $up ]] && break
+			kill -0 "$FPID" 2>/dev/null || break
+			sleep 0.05
+		done
+		if [[ -z $up ]]; then
+			fault_wait "$FPID" 1
+			[[ -n $perf ]] && stream_stop
+			bad="cycle $c: the traffic did not start"
+			break
+		fi
+		fault_do "$name" "$c" >"$LOG/f.fault" 2>&1 ||
+			bad=${bad:-"cycle $c: the fault failed: $(tail -n1 "$LOG/f.fault")"}
+		fault_wait "$FPID" 90
+		rc=$?
+		if [[ -n $perf ]]; then
+			if [[ $mode == removal ]]; then
+				fault_wait "$STREAM_PID" 30 ||
+					[[ $? -ne 124 ]] || bad=${bad:-"cycle $c: perftest hung after the removal"}
+			fi
+			stream_stop
+		fi
+		if [[ $rc -eq 124 ]]; then
+			bad=${bad:-"cycle $c: the traffic program hung"}
+		elif [[ $rc -ne 0 ]]; then
+			bad=${bad:-"cycle $c: the traffic program exited $rc"}
+		fi
+		[[ -n $bad ]] && break
+		((SECONDS - tc > slow)) && slow=$((SECONDS - tc))
+	done
+	if [[ -z $bad ]]; then
+		tap_ok "faults: $text, $FAULT_CYCLES cycles under traffic"
+		echo "# $((SECONDS - t0)) s, the slowest cycle $slow s; the last cycle:"
+		grep -E "^# (A|B|events)" "$LOG/f.out"
+	else
+		tap_fail "faults: $text, $FAULT_CYCLES cycles under traffic" "$bad"
+		show "$LOG/f.out" | tail -n 30
+		for line in f.fault f.setup fs.srv fs.cli; do
+			[[ -s $LOG/$line ]] && { echo "# --- $line"; show "$LOG/$line" | tail -n 8; }
+		done
+	fi
+	veth_up && rdma_up dray >/dev/null 2>&1
+}
+
+if want faults; then
+	if [[ $kind != dray ]]; then
+		tap_skip "faults under traffic" "DEVICE_FATAL flushes of dray's provider: dray only"
+	else
+		FAULT_CYCLES=${DRAY_FAULT_CYCLES:-10}
+		FAULT_PERFTEST=${DRAY_FAULT_PERFTEST:-1}
+		fault_cycles link_delete "rdma link delete of either device" removal
+		fault_cycles netdev_delete "the netdev's removal" removal
+		fault_cycles rmmod "module unload" removal
+		fault_cycles down_up "netdev down for 0.5 s and up" survive \
+			--timeout-exp 18 --expect-port
+		fault_cycles mtu "the MTU to 9000 and back to 1500" survive \
+			--timeout-exp 18
+	fi
+fi
 
 if want loss; then
 	netem="loss 1% duplicate 1% reorder 5% delay 1ms"
