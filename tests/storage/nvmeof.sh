@@ -11,7 +11,8 @@
 #
 # fio with crc32c verification (random and sequential writes of 4 KiB to
 # 1 MiB at queue depth 32, read back and checked; random 4 KiB reads; a
-# mix), then disconnect and a clean teardown.
+# mix), the host's device removed under fio and made again (a new connect
+# verifies data), then disconnect and a clean teardown.
 #
 # NVMET_USE_SRQ=1 loads nvmet-rdma with use_srq=1: the target's queues
 # receive through a kernel SRQ of dev_b (checked with rdma resource).
@@ -70,6 +71,89 @@ nvmeof_fio() {
 	fi
 }
 
+# nvmeof_connect: nvme connect from dev_a's address to the subsystem;
+# sets ctrl and blk (the caller's) once the namespace's block device is
+# there. 1 (with the reason printed) if not.
+nvmeof_connect() {
+	local i
+	if ! timeout 60 nvme connect -t rdma -a "$ADDR_B" -s 4420 -w "$ADDR_A" \
+		-n "$nqn" --hostnqn="$hostnqn" --hostid="$hostid" >"$nvmeof_out/connect" 2>&1; then
+		show "$nvmeof_out/connect"
+		echo "# nvme connect -t rdma failed"
+		return 1
+	fi
+	ctrl='' blk=''
+	for ((i = 0; i < 300; i++)); do
+		ctrl=$(ctrl_of) && blk=$(blk_of) && [[ -b /dev/$blk ]] && return 0
+		sleep 0.1
+	done
+	echo "# no namespace block device (controller '$ctrl')"
+	return 1
+}
+
+# nvmeof_removal BLK: `rdma link delete` of the host's device while fio
+# runs mixed I/O at queue depth 32 on /dev/BLK. nvme-rdma's ib_client
+# removes the controller while the device still works (its queues
+# drain); fio's I/O then fails: fio must end by itself within 120 s with
+# errors, the controller must be gone, and nothing may hang. With dev_a
+# made again, a new connect must work and verify data (ctrl and blk of
+# the caller are the new ones). 1 if the lane cannot go on.
+nvmeof_removal() {
+	local o=$nvmeof_out/removal fpid rc=0 i t0 gone=''
+	timeout 300 fio --name=removal --filename="/dev/$1" --direct=1 \
+		--ioengine=libaio --rw=randrw --bsrange=4k-256k --iodepth=32 \
+		--size=64m --runtime=120 --time_based --output="$o.txt" \
+		>"$o.err" 2>&1 &
+	fpid=$!
+	sleep 3
+	if ! kill -0 "$fpid" 2>/dev/null; then
+		wait "$fpid"
+		tap_fail "$sp.nvmeof.removal: fio ended before the removal" "exit $?"
+		tail -15 "$o.txt" "$o.err" | sed 's/^/# /'
+		return 1
+	fi
+	t0=$SECONDS
+	rdma link delete "$dev_a" >"$o.del" 2>&1 || rc=$?
+	for ((i = 0; i < 1200; i++)); do
+		kill -0 "$fpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$fpid" 2>/dev/null; then
+		kill -9 "$fpid"
+		wait "$fpid"
+		tap_fail "$sp.nvmeof.removal: fio still running 120 s after rdma link delete $dev_a"
+		dmesg | tail -20 | sed 's/^/# /'
+		return 1
+	fi
+	wait "$fpid"
+	local frc=$?
+	for ((i = 0; i < 300; i++)); do
+		ctrl_of >/dev/null || { gone=1; break; }
+		sleep 0.1
+	done
+	if [[ $rc -eq 0 && $frc -ne 0 && $frc -ne 124 && -n $gone ]]; then
+		tap_ok "$sp.nvmeof.removal: rdma link delete $dev_a under fio: fio ended with I/O errors (exit $frc) $((SECONDS - t0)) s later, controller gone"
+		grep -m1 -oE "err= *[0-9]+[^,]*" "$o.txt" | sed 's/^/# fio: /'
+	else
+		tap_fail "$sp.nvmeof.removal: link delete exit $rc, fio exit $frc, controller ${gone:+gone}${gone:-still there}"
+		tail -15 "$o.txt" "$o.err" "$o.del" 2>/dev/null | sed 's/^/# /'
+		dmesg | tail -20 | sed 's/^/# /'
+		return 1
+	fi
+	if ! storage_up; then
+		nvmeof_fail removal "$dev_a not made again on veth0"
+		return 1
+	fi
+	if ! nvmeof_connect; then
+		nvmeof_fail removal "no new connect after $dev_a was made again"
+		return 1
+	fi
+	tap_ok "$sp.nvmeof.removal: $dev_a made again, nvme connect: $ctrl, /dev/$blk"
+	nvmeof_fio "$blk" after-removal-verify --rw=randwrite --bsrange=4k-256k \
+		--iodepth=32 --size=8m --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 --randrepeat=0
+}
+
 # nvmeof_fail NAME DETAIL: a step the rest depends on failed.
 nvmeof_fail() {
 	tap_fail "$sp.nvmeof.$1" "$2"
@@ -79,7 +163,7 @@ nvmeof_fail() {
 
 # nvmeof_lane: the NVMe-oF group (the top of this file).
 nvmeof_lane() {
-	local m i ctrl blk trtype addr nh nt nm opts
+	local m ctrl blk trtype addr nh nt nm opts
 	mkdir -p "$nvmeof_out"
 	for m in nvmet nvmet-rdma nvme-rdma; do
 		opts=()
@@ -112,19 +196,8 @@ nvmeof_lane() {
 	tap_ok "$sp.nvmeof.target: nvmet subsystem, tmpfs namespace, RDMA port $ADDR_B:4420"
 
 	# --- host: connect from dev_a's address ---------------------------------------
-	if ! timeout 60 nvme connect -t rdma -a "$ADDR_B" -s 4420 -w "$ADDR_A" \
-		-n "$nqn" --hostnqn="$hostnqn" --hostid="$hostid" >"$nvmeof_out/connect" 2>&1; then
-		show "$nvmeof_out/connect"
-		nvmeof_fail connect "nvme connect -t rdma failed"
-		return
-	fi
-	ctrl='' blk=''
-	for ((i = 0; i < 300; i++)); do
-		ctrl=$(ctrl_of) && blk=$(blk_of) && [[ -b /dev/$blk ]] && break
-		sleep 0.1
-	done
-	if [[ -z $blk || ! -b /dev/$blk ]]; then
-		nvmeof_fail connect "no namespace block device (controller '$ctrl')"
+	if ! nvmeof_connect; then
+		nvmeof_fail connect "nvme connect -t rdma from $ADDR_A"
 		return
 	fi
 	trtype=$(<"/sys/class/nvme/$ctrl/transport")
@@ -177,6 +250,8 @@ nvmeof_lane() {
 	nvmeof_fio "$blk" mixed-verify --rw=randrw --bsrange=4k-256k \
 		--iodepth=32 --offset=160m --size=$((8 * q))m --verify=crc32c \
 		--verify_fatal=1 --do_verify=1 --randrepeat=0
+
+	nvmeof_removal "$blk" || return
 
 	# --- disconnect and tear down -------------------------------------------------
 	if timeout 60 nvme disconnect -n "$nqn" >"$nvmeof_out/disconnect" 2>&1 &&
