@@ -3,7 +3,7 @@
 #
 # The figures of the last scripts/test.sh run, from its logs in
 # build/test/ (or DIR): what the fuzzers, the hostile process, the
-# command fuzzer and fault injection got through, the kmemleak scans and
+# command fuzzer, fault injection and the faults under traffic got through, the kmemleak scans and
 # the stages' results, as a Markdown list (Documentation/testing.md keeps
 # one run's).
 #
@@ -45,6 +45,10 @@ say "abifuzz (uverbs command sequences)" "$v"
 v=$(grep -hEo '[0-9]+ fault points(,|;) [0-9]+ failed' "${all[@]}" |
 	awk '{ p += $1; f += $4 } END { if (NR) printf "%d fault points walked, %d of them failing the call, in %d walks\n", p, f, NR }')
 say "failnth (fail-nth)" "$v"
+v=$(grep -hEo '^ok [0-9]+ - faults: .*, [0-9]+ cycles under traffic' "${all[@]}" |
+	sed -E 's/.*, ([0-9]+) cycles under traffic/\1/' |
+	awk '{ c += $1 } END { if (NR) printf "%d cycles passed (link delete, netdev removal, rmmod, down and up, MTU change), in %d fault-and-stage runs\n", c, NR }')
+say "faults under traffic" "$v"
 n=$(cat "${all[@]}" | grep -cE 'vm-run.sh: kmemleak: ')
 if [[ $n -gt 0 ]]; then
 	bad=$(cat "${all[@]}" | grep -cE 'vm-run.sh: kmemleak: [0-9]+ leak\(s\) attributed to dray')
