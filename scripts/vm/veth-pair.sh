@@ -10,7 +10,20 @@
 #   those tables, and the `local` rule moved behind them.
 #
 # Usage: veth-pair.sh [MTU]      (default 1500)
+#        veth-pair.sh routes     the routes of the tables again, on the
+#                                pair as it is: taking an end down
+#                                removes its routes, bringing it up does
+#                                not put them back
 set -euo pipefail
+
+routes() {
+	ip route replace 10.0.0.2 dev veth0 src 10.0.0.1 table 100
+	ip route replace 10.0.0.1 dev veth1 src 10.0.0.2 table 101
+}
+if [[ ${1:-} == routes ]]; then
+	routes
+	exit 0
+fi
 
 mtu=${1:-1500}
 
@@ -25,8 +38,7 @@ for i in 0 1; do
 done
 sysctl -qw net.ipv4.conf.all.rp_filter=0
 
-ip route add 10.0.0.2 dev veth0 src 10.0.0.1 table 100
-ip route add 10.0.0.1 dev veth1 src 10.0.0.2 table 101
+routes
 # The rules outlive the pair (a test removes it and makes it again).
 if [[ -z $(ip rule show pref 10) ]]; then
 	ip rule add pref 10 iif lo to 10.0.0.2 lookup 100

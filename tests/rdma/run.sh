@@ -737,8 +737,10 @@ fault_do() {
 		;;
 	rmmod) modprobe -r dray ;;
 	down_up)
+		# down removes veth0's routes, which rdma_cm's address
+		# resolution needs: put them back
 		ip link set veth0 down && sleep 0.5 && ip link set veth0 up &&
-			kill -USR1 "$FPID"
+			"$ROOT/scripts/vm/veth-pair.sh" routes && kill -USR1 "$FPID"
 		;;
 	mtu)
 		veth_mtu "$kind" 9000 4096 && sleep 0.3 &&
@@ -838,6 +840,15 @@ if want faults; then
 			--timeout-exp 18 --expect-port
 		fault_cycles mtu "the MTU to 9000 and back to 1500" survive \
 			--timeout-exp 18
+		# what the groups after this one need: the pair as veth-pair.sh
+		# makes it (rdma_cm resolves 10.0.0.2 through veth0)
+		r=$(ip route get 10.0.0.2 2>&1)
+		if [[ $r == *"dev veth0"* ]]; then
+			tap_ok "faults: afterwards 10.0.0.2 is routed through veth0 again"
+		else
+			tap_fail "faults: afterwards 10.0.0.2 is routed through veth0 again" "$r"
+			"$ROOT/scripts/vm/veth-pair.sh" routes
+		fi
 	fi
 fi
 
