@@ -29,13 +29,20 @@
 #              1 MiB ib_write_bw between the same devices (send_lat_2_load)
 #   MTU 4096   bandwidth at 64 KiB and 1 MiB, latency at 2 B with the
 #              veths at MTU 9000 (rows *_j; every other row at 1500)
-#   CPU/GB     every perftest bandwidth row: guest CPU seconds (all
+#   CPU/GB     every perftest and fio bandwidth row: guest CPU seconds (all
 #              vCPUs, /proc/stat) per 10^9 B of frames on the pair,
 #              counted over the 0.1 s intervals that carried data
 #   UCX        Debian's ucx_perftest over rc_verbs (ud_verbs for the
 #              wire-up): tag-matched latency at 8 B (the 50th percentile
 #              of UCX's one-way figure, us) and PUT bandwidth at 64 KiB
 #              and 1 MiB (overall, MB/s as UCX prints it: 2^20 B/s)
+#   NVMe-oF    the kernel's nvme-rdma host on device A connected to an
+#              nvmet-rdma target on device B exporting a null_blk device
+#              (tests/storage/nvmeof.sh), fio with libaio and O_DIRECT for
+#              10 s: 4 KiB random reads at queue depth 32 (IOPS, in
+#              thousands), 128 KiB sequential reads and writes at queue
+#              depth 32 (MB/s: 10^6 B/s); "per iteration" figures of these
+#              rows are per second
 #   MPI        Open MPI over UCX (pml ucx, no shared memory), two ranks,
 #              one on each device: MPI_Allreduce of 1 MiB (int64 sum),
 #              median time per call (tests/rdma/mpi_bench, us)
@@ -67,6 +74,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 ROOT=$(cd "$HERE/.." && pwd -P)
 # shellcheck source=tests/lib.sh
 . "$ROOT/tests/lib.sh"
+# shellcheck source=tests/storage/nvmeof.sh
+. "$ROOT/tests/storage/nvmeof.sh"
 
 reps=3
 kinds="rxe dray"
@@ -105,6 +114,9 @@ MEAS=(
 	"ucx_put_bw_64k ucx:ucp_put_bw 65536 500 bw MB/s"
 	"ucx_put_bw_1m ucx:ucp_put_bw 1048576 50 bw MB/s"
 	"mpi_allreduce_1m mpi:allreduce 1048576 30 lat us"
+	"nvme_randread_4k fio:randread 4096 10 rate kIOPS"
+	"nvme_read_128k fio:read 131072 10 bw MB/s"
+	"nvme_write_128k fio:write 131072 10 bw MB/s"
 	"write_bw_64k_q4 ib_write_bw 65536 100 bw MB/s q=4"
 	"write_bw_64k_q16 ib_write_bw 65536 25 bw MB/s q=16"
 	"write_rate_8_q4 ib_write_bw 8 1250 rate Mpps q=4"
@@ -160,6 +172,7 @@ kind_up() {
 # One kind at a time: no two devices may answer for the same GIDs (dray's
 # rx_handler takes RoCEv2 frames for its GIDs before rxe's UDP socket).
 kind_down() {
+	nvme_down
 	rdma_down "$1"
 	case $1 in
 	rxe) modprobe -r rdma_rxe 2>/dev/null ;;
@@ -221,6 +234,43 @@ mpi_run() {
 			UCX_NET_DEVICES=$d:1 exec "$0" "$@"' \
 		"$RDMA_BIN/mpi_bench" "$size" "$iters" >"$TMP/run.cli" 2>&1 ||
 		{ echo "# mpirun exit $?" >>"$TMP/run.cli"; return 1; }
+}
+
+# nvme_up KIND: the NVMe-oF host on device A connected to the target on
+# device B (a null_blk namespace), once per kind_up; sets NVME_BLK
+NVME_BLK=''
+nvme_up() {
+	local ctrl blk
+	[[ -n $NVME_BLK ]] && return 0
+	mkdir -p "$nvmeof_out"
+	if ! { nvmeof_modules && modprobe null_blk nr_devices=1 &&
+		nvmeof_target_up "$ADDR_B" /dev/nullb0 && nvmeof_connect; } >"$TMP/nvme" 2>&1; then
+		sed 's/^/# /' "$TMP/nvme"
+		echo "bench: $1: no NVMe-oF connection"
+		nvme_down
+		return 1
+	fi
+	NVME_BLK=$blk
+	say "$1 NVMe-oF: $ctrl $(<"/sys/class/nvme/$ctrl/address"), /dev/$blk on /dev/nullb0"
+}
+
+# nvme_down: disconnected, the target and its modules gone
+nvme_down() {
+	[[ -n $NVME_BLK ]] || return 0
+	timeout 60 nvme disconnect -n "$nqn" >/dev/null 2>&1
+	nvmeof_target_down
+	modprobe -r nvme-rdma nvmet-rdma null_blk 2>/dev/null
+	NVME_BLK=''
+}
+
+# nvme_run KIND RW SIZE SECONDS: fio on the NVMe-oF namespace, queue
+# depth 32; its terse output (version 3) in $TMP/run.cli
+nvme_run() {
+	nvme_up "$1" >"$TMP/run.cli" || return 1
+	timeout $(($4 + 60)) fio --name=bench --filename="/dev/$NVME_BLK" \
+		--direct=1 --ioengine=libaio --rw="$2" --bs="$3" --iodepth=32 \
+		--size=1g --runtime="$4" --time_based --output-format=terse \
+		--terse-version=3 >>"$TMP/run.cli" 2>&1
 }
 
 # pt_opts OPTS: perftest's options for a measurement's options (q=N: -q N,
@@ -288,6 +338,7 @@ one() {
 	case $prog in
 	ucx:*) ucx_run "$kind" "${prog#ucx:}" "$size" "$iters" "${pre[@]}" ;;
 	mpi:*) mpi_run "$kind" "$size" "$iters" ;;
+	fio:*) nvme_run "$kind" "${prog#fio:}" "$size" "$iters" ;;
 	*)
 		if [[ " $opts " == *" load "* ]]; then
 			loaded_pair "$kind" "$prog" "$size" "$iters" "${pre[@]}"
@@ -313,6 +364,13 @@ one() {
 		;;
 	mpi:*)
 		v=$(sed -n 's/^mpi_bench: allreduce .*: median \([0-9.]*\) us.*result checked$/\1/p' \
+			"$TMP/run.cli" | tail -n 1)
+		;;
+	fio:*)
+		# terse v3: 5 error; read 7 KiB/s, 8 IOPS; write 48 KiB/s, 49 IOPS
+		v=$(awk -F';' -v f="$fig" '$1 == 3 && $5 == 0 {
+			bw = $7 + $48; iops = $8 + $49
+			printf "%.2f\n", (f == "bw") ? bw * 1024 / 1e6 : iops / 1000 }' \
 			"$TMP/run.cli" | tail -n 1)
 		;;
 	esac
@@ -384,9 +442,9 @@ per_run() {
 }
 
 # cpu_row PROG FIG: does the measurement get a CPU-per-GB figure (the
-# perftest bandwidth rows)?
+# perftest and fio bandwidth rows)?
 cpu_row() {
-	[[ $2 == bw && $1 == ib_* ]]
+	[[ $2 == bw && ($1 == ib_* || $1 == fio:*) ]]
 }
 
 # sampler OUT: until killed, every 0.1 s a line "BUSY TX0 TX1": guest CPU
@@ -544,7 +602,7 @@ done
 target() {
 	case $1 in
 	ucx_*_lat_* | mpi_*) echo "<= 0.5x" ;;
-	ucx_*) echo ">= 2x" ;;
+	ucx_* | nvme_*) echo ">= 2x" ;;
 	*_bw_*) echo ">= 3x" ;;
 	*_rate_*) echo ">= 3x" ;;
 	*_lat_*) echo "<= 0.5x" ;;
@@ -599,6 +657,7 @@ echo "bench: wake-up calls/WR: the dray provider's DRAY_STATS counters, target <
 echo "bench: medians of $reps repetitions; bandwidth: BW average; rate: MsgRate; latency: t_typical"
 echo "bench: _qN: N QPs (perftest -q N, -n per QP); _ev: completion events (-e); _j: MTU 4096 (veth MTU 9000); _load: beside another pair streaming 1 MiB ib_write_bw; others one QP, MTU 1024"
 echo "bench: CPU per GB: guest CPU seconds (all vCPUs, /proc/stat) per 10^9 B of frames on the pair, in the 0.1 s intervals that carried data"
+echo "bench: nvme_*: fio on an NVMe-oF namespace (nvme-rdma host on veth0, nvmet-rdma target on veth1, null_blk), queue depth 32, 10 s"
 echo "bench: ucx_*: ucx_perftest over rc_verbs (latency: 50th percentile, one way; bandwidth: overall, 2^20 B/s); mpi_*: median time of one MPI_Allreduce (2 ranks, pml ucx)"
 echo "bench: system calls: ib_write_bw -s $SC_SIZE, client on veth0; strace: (calls(-n $SC_N1) - calls(-n $SC_N0)) / $((SC_N1 - SC_N0))"
 echo "bench: guest time $(elapsed "$t_all") s"

@@ -12,7 +12,8 @@
 # Prints perftest medians (bandwidth at 64 KiB and 1 MiB, message rate at
 # 8 B, typical latency at 2 B; 4 and 16 QPs; MTU 4096; the guest CPU time
 # per GB of each bandwidth row), UCX's tag latency and PUT bandwidth, the
-# time of a 1 MiB MPI allreduce over UCX, dray/rxe ratios next to the
+# time of a 1 MiB MPI allreduce over UCX, NVMe over Fabrics with fio (4 KiB
+# random read IOPS, 128 KiB sequential MB/s), dray/rxe ratios next to the
 # issues' targets, and the system calls per posted WR of a bandwidth run
 # (--only REGEX: the measurements whose name matches, e.g. "ucx_|mpi_";
 # the system-call runs only if "syscalls" matches; --poll US: dray with

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Two VMs joined by a QEMU network (a UDP socket pair on the host), one
-# RoCE device each on its eth0; ib_write_bw and ib_send_lat run across.
+# RoCE device each on its eth0; ib_write_bw and ib_send_lat run across,
+# then NVMe over Fabrics: the kernel's nvmet-rdma target in one VM, its
+# nvme-rdma host in the other, fio with verification over the link.
 #
 #   tests/rdma/two-vm.sh [--module DRAY.KO] [dray|rxe]      (host)
 #
@@ -10,6 +12,10 @@
 # harness DRAY_VM_RUN overrides the path), each running this script with
 # --guest: VM 1 (10.1.0.1) is the perftest server, VM 2 (10.1.0.2) the
 # client; perftest's TCP exchange goes over the same virtio-net link.
+# VM 1 then exports a tmpfs file as an NVMe-oF namespace on its device
+# (tests/storage/nvmeof.sh), VM 2 connects to it with nvme-rdma, writes
+# and reads it back with fio's crc32c verification, reads at random and
+# disconnects; VM 1 waits for its queues to come and go and tears down.
 # For dray, --module defaults to build/dray.ko. Prints the guests' output
 # and ends with "two-vm: N passed, N failed"; exits non-zero on failure.
 #
@@ -34,6 +40,8 @@ guest() {
 	fi
 	# shellcheck source=tests/lib.sh
 	. "$ROOT/tests/lib.sh"
+	# shellcheck source=tests/storage/nvmeof.sh
+	. "$ROOT/tests/storage/nvmeof.sh"
 
 	if [[ $role == server ]]; then
 		my_ip=$SRV_IP peer_ip=$CLI_IP
@@ -60,6 +68,7 @@ guest() {
 			fi
 			sed 's/^/# /' /tmp/out
 		done
+		nvmeof_server "$dev" || rc=1
 		return $rc
 	fi
 
@@ -92,7 +101,92 @@ guest() {
 			rc=1
 		fi
 	done
+	nvmeof_client || rc=1
 	return $rc
+}
+
+# rc_qps DEV: the connected RC QPs of rdma_cm users (nvmet-rdma's and
+# nvme-rdma's queues) on DEV
+rc_qps() {
+	rdma resource show qp 2>/dev/null |
+		grep -c "link $1/.*type RC state RTS.*comm \[rdma_cm\]"
+}
+
+# nvmeof_server DEV (VM 1): the target on DEV's address; waits for the
+# host's queues to connect (300 s) and to go (600 s), then tears down.
+nvmeof_server() {
+	local dev=$1 i n=0 rc=0
+	mkdir -p "$nvmeof_out"
+	if ! { nvmeof_modules && nvmeof_target_up "$SRV_IP"; } >"$nvmeof_out/target" 2>&1; then
+		echo "not ok - nvmeof target on $dev ($(tail -n 1 "$nvmeof_out/target"))"
+		nvmeof_target_down
+		return 1
+	fi
+	echo "ok - nvmeof target: tmpfs namespace, RDMA port $SRV_IP:4420 on $dev"
+	for ((i = 0; i < 3000; i++)); do
+		n=$(rc_qps "$dev")
+		[[ $n -ge 2 ]] && break
+		sleep 0.1
+	done
+	if [[ $n -lt 2 ]]; then
+		echo "not ok - nvmeof target: no host connected in 300 s"
+		rc=1
+	else
+		for ((i = 0; i < 6000; i++)); do
+			[[ $(rc_qps "$dev") -eq 0 ]] && break
+			sleep 0.1
+		done
+		if [[ $(rc_qps "$dev") -eq 0 ]]; then
+			echo "ok - nvmeof target: the host's $n queues connected over $dev and went"
+		else
+			echo "not ok - nvmeof target: the host's queues still there after 600 s"
+			rc=1
+		fi
+	fi
+	nvmeof_target_down
+	if ! modprobe -r nvmet-rdma 2>"$nvmeof_out/rmmod"; then
+		echo "not ok - nvmeof target: nvmet-rdma unloaded ($(head -n 1 "$nvmeof_out/rmmod"))"
+		rc=1
+	fi
+	return $rc
+}
+
+# nvmeof_client (VM 2): nvme connect to VM 1 (tried for 120 s while the
+# target comes up), fio with verification, random reads, disconnect.
+# TAP_FAIL (tests/lib.sh) counts fio's failures.
+nvmeof_client() {
+	local ctrl blk i addr sp=two-vm
+	mkdir -p "$nvmeof_out"
+	if ! nvmeof_modules >"$nvmeof_out/setup" 2>&1; then
+		echo "not ok - nvmeof host: $(tail -n 1 "$nvmeof_out/setup")"
+		return 1
+	fi
+	for ((i = 0; i < 120; i++)); do
+		nvmeof_connect "$SRV_IP" "$CLI_IP" >"$nvmeof_out/try" 2>&1 && break
+		sleep 1
+	done
+	if [[ $i -ge 120 ]]; then
+		echo "not ok - nvmeof host: nvme connect -t rdma to $SRV_IP"
+		cat "$nvmeof_out/try"
+		return 1
+	fi
+	addr=$(<"/sys/class/nvme/$ctrl/address")
+	echo "ok - nvmeof host: nvme connect -t rdma: $ctrl ($(<"/sys/class/nvme/$ctrl/transport") $addr), /dev/$blk"
+	TAP_FAIL=0
+	nvmeof_fio "$blk" randwrite-verify --rw=randwrite --bsrange=4k-1m \
+		--iodepth=32 --size=16m --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 --randrepeat=0
+	nvmeof_fio "$blk" randread --rw=randread --bs=4k --iodepth=32 \
+		--size=64m --runtime=3 --time_based
+	if timeout 60 nvme disconnect -n "$nqn" >"$nvmeof_out/disconnect" 2>&1 &&
+		! ctrl_of >/dev/null; then
+		echo "ok - nvmeof host: nvme disconnect, controller gone"
+	else
+		echo "not ok - nvmeof host: nvme disconnect"
+		show "$nvmeof_out/disconnect"
+		return 1
+	fi
+	[[ $TAP_FAIL -eq 0 ]]
 }
 
 if [[ ${1:-} == --guest ]]; then
@@ -109,7 +203,7 @@ while [[ $# -gt 0 ]]; do
 	case $1 in
 	--module) module=$2; shift 2 ;;
 	dray | rxe) kind=$1; shift ;;
-	-h | --help) sed -n '3,15p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,22p' "$0"; exit 0 ;;
 	*) echo "two-vm: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -129,16 +223,17 @@ pass=0 fail=0
 for vm in 1 2; do
 	echo "# --- VM $vm ($( [[ $vm == 1 ]] && echo "server $SRV_IP" || echo "client $CLI_IP"))"
 	cat "$out/vm$vm.out"
-	pass=$((pass + $(grep -c '^ok - ' "$out/vm$vm.out")))
-	fail=$((fail + $(grep -c '^not ok - ' "$out/vm$vm.out")))
+	pass=$((pass + $(grep -cE '^ok( [0-9]+)? - ' "$out/vm$vm.out")))
+	fail=$((fail + $(grep -cE '^not ok( [0-9]+)? - ' "$out/vm$vm.out")))
 done
 # a VM that died or a guest that failed without saying so
 if [[ $rc1 -ne 0 || $rc2 -ne 0 ]] && [[ $fail -eq 0 ]]; then
 	echo "not ok - VM exit status: server $rc1, client $rc2"
 	fail=$((fail + 1))
 fi
-if [[ $pass -lt 4 ]] && [[ $fail -eq 0 ]]; then
-	echo "not ok - only $pass of 4 results reported"
+# perftest: 2 + 2; nvmeof: target 2, host 4
+if [[ $pass -lt 10 ]] && [[ $fail -eq 0 ]]; then
+	echo "not ok - only $pass of 10 results reported"
 	fail=$((fail + 1))
 fi
 echo "two-vm: $pass passed, $fail failed"

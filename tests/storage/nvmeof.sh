@@ -71,12 +71,13 @@ nvmeof_fio() {
 	fi
 }
 
-# nvmeof_connect: nvme connect from dev_a's address to the subsystem;
-# sets ctrl and blk (the caller's) once the namespace's block device is
-# there. 1 (with the reason printed) if not.
+# nvmeof_connect [TRADDR HOSTADDR]: nvme connect to the subsystem at
+# TRADDR (ADDR_B) from HOSTADDR (ADDR_A); sets ctrl and blk (the
+# caller's) once the namespace's block device is there. 1 (with the
+# reason printed) if not.
 nvmeof_connect() {
-	local i
-	if ! timeout 60 nvme connect -t rdma -a "$ADDR_B" -s 4420 -w "$ADDR_A" \
+	local i ta=${1:-$ADDR_B} ha=${2:-$ADDR_A}
+	if ! timeout 60 nvme connect -t rdma -a "$ta" -s 4420 -w "$ha" \
 		-n "$nqn" --hostnqn="$hostnqn" --hostid="$hostid" >"$nvmeof_out/connect" 2>&1; then
 		show "$nvmeof_out/connect"
 		echo "# nvme connect -t rdma failed"
@@ -89,6 +90,55 @@ nvmeof_connect() {
 	done
 	echo "# no namespace block device (controller '$ctrl')"
 	return 1
+}
+
+# nvmeof_modules: nvmet, nvmet-rdma (use_srq=1 with NVMET_USE_SRQ=1) and
+# nvme-rdma loaded, configfs mounted. 1 (the reason printed) if not.
+nvmeof_modules() {
+	local m opts
+	for m in nvmet nvmet-rdma nvme-rdma; do
+		opts=()
+		[[ $m == nvmet-rdma && ${NVMET_USE_SRQ:-0} == 1 ]] && opts=(use_srq=1)
+		modprobe "$m" "${opts[@]}" || { echo "# modprobe $m failed"; return 1; }
+	done
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+}
+
+# nvmeof_target_up TRADDR [DEVICE]: the nvmet subsystem with DEVICE as
+# namespace 1 (default: a 192 MiB file on tmpfs, with buffered I/O since
+# tmpfs has no O_DIRECT) on an RDMA port at TRADDR:4420. 1 (the step
+# that failed printed) if not; nvmeof_target_down undoes what was made.
+nvmeof_target_up() {
+	local ns=$cfg/subsystems/$nqn/namespaces/1 dev=${2:-$img}
+	[[ -n ${2:-} ]] || truncate -s 192M "$img"
+	mkdir "$cfg/subsystems/$nqn" || { echo "# subsystem"; return 1; }
+	echo 1 >"$cfg/subsystems/$nqn/attr_allow_any_host"
+	mkdir "$ns"
+	echo "$dev" >"$ns/device_path"
+	[[ -b $dev ]] || echo 1 >"$ns/buffered_io"
+	echo 1 >"$ns/enable" || { echo "# namespace enable ($dev)"; return 1; }
+	mkdir "$cfg/ports/$port_id"
+	echo rdma >"$cfg/ports/$port_id/addr_trtype"
+	echo ipv4 >"$cfg/ports/$port_id/addr_adrfam"
+	echo "$1" >"$cfg/ports/$port_id/addr_traddr"
+	echo 4420 >"$cfg/ports/$port_id/addr_trsvcid"
+	ln -s "$cfg/subsystems/$nqn" "$cfg/ports/$port_id/subsystems/$nqn" ||
+		{ echo "# RDMA port on $1"; return 1; }
+}
+
+# nvmeof_target_down: the port, namespace and subsystem removed (what
+# exists of them), the tmpfs file deleted.
+nvmeof_target_down() {
+	rm -f "$cfg/ports/$port_id/subsystems/$nqn"
+	[[ -d $cfg/ports/$port_id ]] && rmdir "$cfg/ports/$port_id"
+	if [[ -d $cfg/subsystems/$nqn ]]; then
+		[[ -d $cfg/subsystems/$nqn/namespaces/1 ]] &&
+			echo 0 >"$cfg/subsystems/$nqn/namespaces/1/enable" &&
+			rmdir "$cfg/subsystems/$nqn/namespaces/1"
+		rmdir "$cfg/subsystems/$nqn"
+	fi
+	rm -f "$img"
+	return 0
 }
 
 # nvmeof_removal BLK: `rdma link delete` of the host's device while fio
@@ -163,34 +213,15 @@ nvmeof_fail() {
 
 # nvmeof_lane: the NVMe-oF group (the top of this file).
 nvmeof_lane() {
-	local m ctrl blk trtype addr nh nt nm opts
+	local ctrl blk trtype addr nh nt nm
 	mkdir -p "$nvmeof_out"
-	for m in nvmet nvmet-rdma nvme-rdma; do
-		opts=()
-		[[ $m == nvmet-rdma && ${NVMET_USE_SRQ:-0} == 1 ]] && opts=(use_srq=1)
-		modprobe "$m" "${opts[@]}" || { nvmeof_fail setup "modprobe $m"; return; }
-	done
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	nvmeof_modules >"$nvmeof_out/setup" 2>&1 ||
+		{ nvmeof_fail setup "$(tail -n 1 "$nvmeof_out/setup")"; return; }
 
 	# --- target: subsystem, namespace on a tmpfs file, RDMA port on dev_b ---------
-	truncate -s 192M "$img"
-	mkdir "$cfg/subsystems/$nqn" || { nvmeof_fail target "subsystem"; return; }
-	echo 1 >"$cfg/subsystems/$nqn/attr_allow_any_host"
-	mkdir "$cfg/subsystems/$nqn/namespaces/1"
-	echo "$img" >"$cfg/subsystems/$nqn/namespaces/1/device_path"
-	# tmpfs has no O_DIRECT: the file backend does buffered I/O.
-	echo 1 >"$cfg/subsystems/$nqn/namespaces/1/buffered_io"
-	if ! echo 1 >"$cfg/subsystems/$nqn/namespaces/1/enable"; then
-		nvmeof_fail target "namespace enable"
-		return
-	fi
-	mkdir "$cfg/ports/$port_id"
-	echo rdma >"$cfg/ports/$port_id/addr_trtype"
-	echo ipv4 >"$cfg/ports/$port_id/addr_adrfam"
-	echo "$ADDR_B" >"$cfg/ports/$port_id/addr_traddr"
-	echo 4420 >"$cfg/ports/$port_id/addr_trsvcid"
-	if ! ln -s "$cfg/subsystems/$nqn" "$cfg/ports/$port_id/subsystems/$nqn"; then
-		nvmeof_fail target "RDMA port on $ADDR_B ($dev_b)"
+	if ! nvmeof_target_up "$ADDR_B" >"$nvmeof_out/target" 2>&1; then
+		nvmeof_fail target "$(tail -n 1 "$nvmeof_out/target") ($dev_b)"
+		nvmeof_target_down
 		return
 	fi
 	tap_ok "$sp.nvmeof.target: nvmet subsystem, tmpfs namespace, RDMA port $ADDR_B:4420"
@@ -261,15 +292,10 @@ nvmeof_lane() {
 		tap_fail "$sp.nvmeof.disconnect"
 		show "$nvmeof_out/disconnect"
 	fi
-	rm -f "$cfg/ports/$port_id/subsystems/$nqn"
-	rmdir "$cfg/ports/$port_id"
-	echo 0 >"$cfg/subsystems/$nqn/namespaces/1/enable"
-	rmdir "$cfg/subsystems/$nqn/namespaces/1"
-	rmdir "$cfg/subsystems/$nqn"
+	nvmeof_target_down
 	if modprobe -r nvme-rdma nvmet-rdma 2>"$nvmeof_out/rmmod"; then
 		tap_ok "$sp.nvmeof.teardown: nvmet config removed, nvme-rdma and nvmet-rdma unloaded"
 	else
 		tap_fail "$sp.nvmeof.teardown" "$(head -1 "$nvmeof_out/rmmod")"
 	fi
-	rm -f "$img"
 }
