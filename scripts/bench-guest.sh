@@ -244,7 +244,7 @@ nvme_up() {
 	[[ -n $NVME_BLK ]] && return 0
 	mkdir -p "$nvmeof_out"
 	if ! { nvmeof_modules && modprobe null_blk nr_devices=1 &&
-		nvmeof_target_up "$ADDR_B" /dev/nullb0 && nvmeof_connect; } >"$TMP/nvme" 2>&1; then
+		nvmeof_target_up "$ADDR_B" /dev/nullb0 && nvmeof_connect "$ADDR_B" "$ADDR_A"; } >"$TMP/nvme" 2>&1; then
 		sed 's/^/# /' "$TMP/nvme"
 		echo "bench: $1: no NVMe-oF connection"
 		nvme_down

@@ -71,12 +71,12 @@ nvmeof_fio() {
 	fi
 }
 
-# nvmeof_connect [TRADDR HOSTADDR]: nvme connect to the subsystem at
-# TRADDR (ADDR_B) from HOSTADDR (ADDR_A); sets ctrl and blk (the
+# nvmeof_connect TRADDR HOSTADDR: nvme connect to the subsystem at
+# TRADDR from HOSTADDR; sets ctrl and blk (the
 # caller's) once the namespace's block device is there. 1 (with the
 # reason printed) if not.
 nvmeof_connect() {
-	local i ta=${1:-$ADDR_B} ha=${2:-$ADDR_A}
+	local i ta=$1 ha=$2
 	if ! timeout 60 nvme connect -t rdma -a "$ta" -s 4420 -w "$ha" \
 		-n "$nqn" --hostnqn="$hostnqn" --hostid="$hostid" >"$nvmeof_out/connect" 2>&1; then
 		show "$nvmeof_out/connect"
@@ -194,7 +194,7 @@ nvmeof_removal() {
 		nvmeof_fail removal "$dev_a not made again on veth0"
 		return 1
 	fi
-	if ! nvmeof_connect; then
+	if ! nvmeof_connect "$ADDR_B" "$ADDR_A"; then
 		nvmeof_fail removal "no new connect after $dev_a was made again"
 		return 1
 	fi
@@ -227,7 +227,7 @@ nvmeof_lane() {
 	tap_ok "$sp.nvmeof.target: nvmet subsystem, tmpfs namespace, RDMA port $ADDR_B:4420"
 
 	# --- host: connect from dev_a's address ---------------------------------------
-	if ! nvmeof_connect; then
+	if ! nvmeof_connect "$ADDR_B" "$ADDR_A"; then
 		nvmeof_fail connect "nvme connect -t rdma from $ADDR_A"
 		return
 	fi
