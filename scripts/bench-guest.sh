@@ -237,7 +237,8 @@ mpi_run() {
 }
 
 # nvme_up KIND: the NVMe-oF host on device A connected to the target on
-# device B (a null_blk namespace), once per kind_up; sets NVME_BLK
+# device B (a null_blk namespace), once per kind_up; sets NVME_BLK (so
+# not in a subshell: measure() calls it before a fio row)
 NVME_BLK=''
 nvme_up() {
 	local ctrl blk
@@ -263,14 +264,14 @@ nvme_down() {
 	NVME_BLK=''
 }
 
-# nvme_run KIND RW SIZE SECONDS: fio on the NVMe-oF namespace, queue
-# depth 32; its terse output (version 3) in $TMP/run.cli
+# nvme_run KIND RW SIZE SECONDS: fio on the NVMe-oF namespace (nvme_up),
+# queue depth 32; its terse output (version 3) in $TMP/run.cli
 nvme_run() {
-	nvme_up "$1" >"$TMP/run.cli" || return 1
+	[[ -n $NVME_BLK ]] || return 1
 	timeout $(($4 + 60)) fio --name=bench --filename="/dev/$NVME_BLK" \
 		--direct=1 --ioengine=libaio --rw="$2" --bs="$3" --iodepth=32 \
 		--size=1g --runtime="$4" --time_based --output-format=terse \
-		--terse-version=3 >>"$TMP/run.cli" 2>&1
+		--terse-version=3 >"$TMP/run.cli" 2>&1
 }
 
 # pt_opts OPTS: perftest's options for a measurement's options (q=N: -q N,
@@ -498,6 +499,10 @@ measure() {
 			say "rep $rep $kind $name failed (MTU)"
 			continue
 		}
+		if [[ $prog == fio:* ]] && ! nvme_up "$kind"; then
+			say "rep $rep $kind $name failed (NVMe-oF set-up)"
+			continue
+		fi
 		for ((try = 0; try < 3; try++)); do
 			next_port
 			spid=''

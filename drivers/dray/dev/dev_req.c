@@ -369,6 +369,20 @@ static int req_load(struct dray_hw *hw, struct dray_hw_qp *qp,
 	return 0;
 }
 
+/*
+ * Does the packet about to fill the window ask for an ACK? Only if none
+ * of the last quarter window's packets did: one that did is still
+ * unacknowledged (it is inside the full window), and its ACK opens the
+ * window again. Asking on every packet that fills it would make the
+ * responder acknowledge every packet while the window is the limit, and
+ * each ACK would let one more packet go.
+ */
+static bool req_window_ack(const struct dray_xp_req *rq)
+{
+	return dray_xp_span(rq->una, rq->psn) + 1 >= rq->cwnd &&
+	       rq->noack + 1 >= max_t(u32, rq->cwnd / 4, 1);
+}
+
 /* Should the packet ending at the cursor ask for an ACK? */
 static bool req_want_ack(struct dray_hw_qp *qp, const struct dray_xp_swqe *m,
 			 bool last)
@@ -378,7 +392,7 @@ static bool req_want_ack(struct dray_hw_qp *qp, const struct dray_xp_swqe *m,
 	if (dray_xp_uc(qp))
 		return false;
 	if (rq->ackreq || rq->noack + 1 >= DRAY_XP_ACKREQ_EVERY ||
-	    dray_xp_span(rq->una, rq->psn) + 1 >= rq->cwnd)
+	    req_window_ack(rq))
 		return true;
 	if (!last)
 		return false;
