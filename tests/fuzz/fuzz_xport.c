@@ -33,7 +33,9 @@
  *    packet's R_Key and address name (through the window if its key),
  *    and then to the WRITE's payload or the atomic's result; the
  *    read-only, source and other-PD MRs never change; a READ response
- *    carries the bytes at its address; an MR destroyed is never touched
+ *    carries the bytes at its address, with the original response's
+ *    opcode at its PSN (a duplicate asked from the middle starts with
+ *    a middle); an MR destroyed is never touched
  *    again (its pages are freed: AddressSanitizer);
  *  - transport state: PSNs and MSN within 24 bits, una <= psn <= max_psn
  *    with less than 2^23 in flight, head <= cur <= fetch with at most
@@ -732,8 +734,8 @@ static void cq_consume(void)
  * A READ response carries the memory its request named: the bytes of the
  * MR (or the window's part of MR_RW) at the address of its packet.
  */
-static void check_read_data(const struct dray_pkt *pkt, const u8 *pay,
-			    u32 len)
+static void check_read_data(const struct dray_pkt *pkt, u32 f,
+			    const u8 *pay, u32 len)
 {
 	u32 mtu = dray_mtu_bytes(qp.path_mtu), i;
 	const struct dray_xp_res *r = NULL;
@@ -746,6 +748,14 @@ static void check_read_data(const struct dray_pkt *pkt, const u8 *pay,
 		    pkt->psn)
 			r = &qp.rdb[i];
 	FUZZ_ASSERT(r);
+	/*
+	 * The opcodes of the original response at these PSNs, also when a
+	 * duplicate asks from the middle: a first only at the request's
+	 * first PSN; a last where the range asked for ends.
+	 */
+	FUZZ_ASSERT(!(f & DRAY_OPF_START) == (pkt->psn != r->psn));
+	FUZZ_ASSERT(!(f & DRAY_OPF_END) ==
+		    (r->tx_pkt + 1 != dray_wire_npkts(r->tx_len, mtu)));
 	if (!len)
 		return;		/* a zero-length READ names no memory */
 	va = r->tx_va + (u64)r->tx_pkt * mtu;
@@ -819,7 +829,7 @@ static void tx_check(struct sk_buff *skb)
 		if (f & (DRAY_OPF_READ | DRAY_OPF_ATOMIC))
 			FUZZ_ASSERT(dray_psn_cmp(pkt.psn, qp.xp.resp.epsn) < 0);
 		if (f & DRAY_OPF_READ)
-			check_read_data(&pkt, ip + l4 + hlen, pay);
+			check_read_data(&pkt, f, ip + l4 + hlen, pay);
 	}
 }
 

@@ -237,6 +237,15 @@ static void resp_seeds(void)
 	     MTU, 0);
 	save("fuzz_resp", "dup", &s);
 
+	s.len = 0;	/* a READ of 3 packets asked again from its second */
+	cfg(&s, 0, 4, 8, 14);
+	rdma(&s, 0, DRAY_OP_READ_REQUEST, RQ_PSN, KEY_RW, IOVA_RW, 3 * MTU, 0);
+	rdma(&s, 0, DRAY_OP_READ_REQUEST, RQ_PSN + 1, KEY_RW, IOVA_RW + MTU,
+	     2 * MTU, 0);
+	rdma(&s, 0, DRAY_OP_READ_REQUEST, RQ_PSN + 2, KEY_RW,
+	     IOVA_RW + 2 * MTU, MTU, 0);
+	save("fuzz_resp", "dup-read-middle", &s);
+
 	s.len = 0;	/* a PSN gap: sequence NAK, then the missing packet */
 	cfg(&s, 0, 4, 8, 14);
 	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 10, true);

@@ -917,18 +917,32 @@ static int resp_send_read(struct dray_hw *hw, struct dray_hw_qp *qp,
 	u32 npkts = dray_wire_npkts(r->tx_len, mtu);
 	u32 pos = dray_wire_pos(r->tx_pkt, npkts);
 	u32 len = dray_wire_seg_len(r->tx_len, mtu, r->tx_pkt);
+	u32 psn = dray_psn_add(r->tx_psn, r->tx_pkt);
 	u64 addr = r->tx_va + (u64)r->tx_pkt * mtu;
 	struct dray_pkt pkt = {
-		.opcode = dray_wire_read_resp_opcode(pos),
 		.pkey = DRAY_PKEY_DEFAULT,
 		.qpn = qp->dest_qpn,
-		.psn = dray_psn_add(r->tx_psn, r->tx_pkt),
+		.psn = psn,
 		.syndrome = DRAY_AETH_ACK | DRAY_AETH_CREDITS_INVALID,
 		.msn = qp->xp.resp.msn,
 	};
 	struct dray_hw_mr *mr = NULL;
 	struct sk_buff *skb;
 	bool zcopy;
+
+	/*
+	 * A duplicate READ asked from one of the original's packets on is
+	 * answered with the packets the original sent there, opcodes
+	 * included: a middle (or the last) comes first, not a first. IBTA
+	 * wants a retried READ's responses identical to the original's in
+	 * data and PSN (a requester may see both copies), and rxe's
+	 * completer, which asks again from its oldest missing packet,
+	 * takes nothing but a middle or last in the middle of a READ (it
+	 * puts its QP in the error state otherwise).
+	 */
+	if (psn != r->psn)
+		pos &= ~DRAY_OPF_START;
+	pkt.opcode = dray_wire_read_resp_opcode(pos);
 
 	/* The MR may have gone since the request: NAK in the response. */
 	if (len && dray_hw_rkey_check(hw, r->rkey, qp, DRAY_ACCESS_REMOTE_READ,
