@@ -12,7 +12,8 @@
 #      ibv_rc_pingpong, perftest, data integrity, verbs errors, a hostile
 #      process, netem loss)
 #   5. two VMs joined by a QEMU network, one dray device each: ib_write_bw
-#      and ib_send_lat across (tests/rdma/two-vm.sh)
+#      and ib_send_lat across, NVMe-oF with the target in one VM and the
+#      host in the other (tests/rdma/two-vm.sh)
 #   6. the kernel verbs through a test module in the VM (tests/kverbs/)
 #   7. RDMA CM over the GSI QP in the VM (tests/cm/run.sh: rping, ucmatose,
 #      udaddy, fi_pingpong, perftest -R)
@@ -23,7 +24,8 @@
 #  10. wire interop with Soft-RoCE, dray0 <-> rxe0 in the VM: the subset
 #      pingpong, capture (tshark decode, ICRC check), rping and perftest's
 #      ib_read_bw/ib_atomic_bw (defaults) of tests/interop/interop.sh
-#      (`make interop` runs all of it)
+#      (`make interop` runs all of it); then NVMe-oF with the host on
+#      dray0 and the target on rxe1 (interop-nvmeof)
 #  11. the debug stages (debug-*), in VMs that boot the debug kernel
 #      (scripts/debug-kernel.sh: KASAN, KFENCE, lockdep, UBSAN, DEBUG_LIST,
 #      DEBUG_OBJECTS, kmemleak) with dray.ko built against it: the
@@ -177,6 +179,12 @@ must make -s -C tests/interop
 stage interop scripts/vm-run.sh --timeout 1800 --module build/dray.ko -- \
 	env DRAY_INTEROP_PERFTEST="ib_read_bw ib_atomic_bw" \
 	tests/interop/interop.sh pingpong capture rping perftest
+# NVMe-oF between the kinds: the nvme-rdma host on dray0, the nvmet-rdma
+# target on rxe1 (fast registration, SEND_WITH_INV and the target's READs
+# and WRITEs of dray's memory on the wire; the reverse is not run: see
+# Documentation/testing.md).
+stage interop-nvmeof scripts/vm-run.sh --timeout 900 --module build/dray.ko -- \
+	tests/storage/run.sh dray-rxe nvmeof
 
 # 12. The same lanes on Debian 12's 6.12 LTS kernel (see the header).
 if [[ -n $normal ]]; then
