@@ -857,12 +857,13 @@ fi
 # once, each moving checked data; MRs up to max_mr, each used; one MR of
 # half the VM's available memory written and read at both ends; and the
 # kernel memory per QP, per CQE and per registered page. The QPs get an
-# ACK timeout of 1.07 s (exponent 18): 1024 QPs bursting at once overrun
+# ACK timeout of 4.3 s (exponent 20): 1024 QPs bursting at once overrun
 # dray's receive queue under TCG (its engine visits every active QP on
-# each pass, see Documentation/benchmark.md) and at 67 ms some run out of
-# retries while the frames are retransmitted.
+# each pass, see Documentation/benchmark.md); at 67 ms some run out of
+# retries while the frames are retransmitted, and at 1.07 s still some
+# did in 2 of 4 runs on 2026-12-04.
 if want load; then
-	DRAY_RDMA_TIMEOUT_EXP=18 DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
+	DRAY_RDMA_TIMEOUT_EXP=20 DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
 		timeout 900 "$BIN/load" >"$LOG/load.out" 2>&1
 	rc=$?
 	if [[ $rc -eq 0 ]]; then
