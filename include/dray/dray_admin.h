@@ -64,6 +64,8 @@ enum dray_aq_opcode {
 	DRAY_CMD_RESIZE_CQ	= 0x28,
 	DRAY_CMD_ATTACH_MCAST	= 0x29,
 	DRAY_CMD_DETACH_MCAST	= 0x2a,
+	DRAY_CMD_CREATE_XRCD	= 0x2b,
+	DRAY_CMD_DESTROY_XRCD	= 0x2c,
 	DRAY_CMD_MAX_OPCODE,
 };
 
@@ -118,6 +120,7 @@ enum dray_aq_syndrome {
 	DRAY_AQ_SYN_SCOPE	= 34,	/* QUERY_COUNTERS scope, QUERY_STATE kind */
 	DRAY_AQ_SYN_CONSUMER	= 35,	/* a doorbell record's consumer index */
 	DRAY_AQ_SYN_MGID	= 36,	/* not a multicast GID, or not attached */
+	DRAY_AQ_SYN_XRCDN	= 37,
 	DRAY_AQ_SYN_MAX,
 };
 
@@ -342,14 +345,35 @@ struct dray_cmd_resize_cq {
  * CREATE_SRQ: a shared receive queue of PD pdn in a buffer of n_pages
  * pages (doorbell record, then 2^log_depth WQEs of 2^log_stride bytes,
  * dray_queue.h). result = SRQ number. The SRQ starts unarmed.
+ *
+ * With DRAY_SRQ_F_XRC it is an XRC SRQ of XRC domain xrcdn: no QP is
+ * created on it; XRC target QPs of that domain place the requests that
+ * name it (their XRCETH) through it, checking memory keys against its PD,
+ * and its completions go to CQ cqn. Without the flag xrcdn and cqn are 0.
  */
+#define DRAY_SRQ_F_XRC		0x1
+
 struct dray_cmd_create_srq {
 	__le64	mtt_addr;
 	__le32	n_pages;
 	__le32	pdn;
 	__u8	log_depth;	/* 0..log2(max_srq_wr) */
 	__u8	log_stride;	/* 4..9 */
-	__u8	reserved[6];
+	__u8	flags;		/* DRAY_SRQ_F_* */
+	__u8	reserved[5];
+	__le32	xrcdn;		/* DRAY_SRQ_F_XRC: the XRC domain */
+	__le32	cqn;		/* DRAY_SRQ_F_XRC: where it completes */
+};
+
+/*
+ * CREATE_XRCD: an XRC domain (IBTA annex A14), the scope in which XRC
+ * target QPs and XRC SRQs find each other. No payload; result = XRCD
+ * number (1..max_xrcd). DESTROY_XRCD: BUSY while an XRC SRQ or an XRC
+ * target QP belongs to it.
+ */
+struct dray_cmd_xrcd {
+	__le32	xrcdn;
+	__le32	reserved;
 };
 
 /*
@@ -400,7 +424,15 @@ struct dray_cmd_qp {
  */
 #define DRAY_QP_F_SRQ		0x4
 
-/* CREATE_QP mailbox. result = QP number. */
+/*
+ * CREATE_QP mailbox. result = QP number.
+ *
+ * XRC_INI: pdn, send_cqn, the SQ and uar_index as for RC; no receive side
+ * (recv_cqn, the rq_* fields, srqn and xrcdn 0, no DRAY_QP_F_SRQ).
+ * XRC_TGT: xrcdn and uar_index only; it has no PD, CQ or queue of its own
+ * (pdn, both CQs, every sq_* and rq_* field and srqn 0, flags 0).
+ * Other types: xrcdn 0.
+ */
 struct dray_qp_create {
 	__u8	type;		/* enum dray_qp_type */
 	__u8	sq_log_depth;
@@ -418,7 +450,8 @@ struct dray_qp_create {
 	__le32	rq_n_pages;
 	__le64	rq_mtt;
 	__le32	srqn;		/* DRAY_QP_F_SRQ */
-	__u8	reserved2[12];
+	__le32	xrcdn;		/* XRC_TGT: its XRC domain */
+	__u8	reserved2[8];
 };
 
 /*
@@ -690,6 +723,7 @@ struct dray_aq_entry {
 		struct dray_cmd_counter_set	counter_set;
 		struct dray_cmd_bind_counter_set bind_counter_set;
 		struct dray_cmd_query_id	query_id;
+		struct dray_cmd_xrcd		xrcd;
 		__u8				raw[DRAY_AQ_PAYLOAD_SIZE];
 	} u;
 };
@@ -745,6 +779,8 @@ struct dray_device_caps {
 	__le32	max_counter_sets;	/* QUERY_COUNTERS sets, set 0 included */
 	__le32	max_mcast_grp;		/* multicast groups */
 	__le32	max_mcast_qp_attach;	/* UD QPs attached to one group */
+	__le32	max_xrcd;		/* XRC domains */
+	__le32	reserved;
 };
 
 /* IBTA encodings used in dray_port_attr. */
@@ -819,11 +855,12 @@ static_assert(sizeof(struct dray_cmd_destroy_mw) == 8,
 	      "dray_cmd_destroy_mw size");
 static_assert(sizeof(struct dray_cmd_modify_mr) == 48,
 	      "dray_cmd_modify_mr size");
-static_assert(sizeof(struct dray_cmd_create_srq) == 24,
+static_assert(sizeof(struct dray_cmd_create_srq) == 32,
 	      "dray_cmd_create_srq size");
 static_assert(sizeof(struct dray_cmd_modify_srq) == 8,
 	      "dray_cmd_modify_srq size");
 static_assert(sizeof(struct dray_cmd_srq) == 8, "dray_cmd_srq size");
+static_assert(sizeof(struct dray_cmd_xrcd) == 8, "dray_cmd_xrcd size");
 static_assert(sizeof(struct dray_cmd_counter_set) == 8,
 	      "dray_cmd_counter_set size");
 static_assert(sizeof(struct dray_cmd_bind_counter_set) == 8,
@@ -842,7 +879,7 @@ static_assert(sizeof(struct dray_aq_cqe) == DRAY_AQ_CQE_SIZE,
 	      "dray_aq_cqe size");
 static_assert(sizeof(struct dray_qp_create) == 64, "dray_qp_create size");
 static_assert(sizeof(struct dray_qp_attr) == 128, "dray_qp_attr size");
-static_assert(sizeof(struct dray_device_caps) == 152, "dray_device_caps size");
+static_assert(sizeof(struct dray_device_caps) == 160, "dray_device_caps size");
 static_assert(sizeof(struct dray_port_attr) == 32, "dray_port_attr size");
 
 #endif /* DRAY_ADMIN_H */

@@ -69,12 +69,20 @@ enum dray_mw_type {
 	DRAY_MW_TYPE_2	= 2,
 };
 
-/* QP types; IBTA numbering. */
+/*
+ * QP types; IBTA numbering (as enum ib_qp_type). XRC (IBTA annex A14):
+ * an initiator QP (XRC_INI) has a send queue only and sends to XRC SRQs
+ * of its peer, named in each send WQE; a target QP (XRC_TGT) has no
+ * queue of its own: it belongs to an XRC domain and places what it
+ * receives through the XRC SRQ of that domain each request names.
+ */
 enum dray_qp_type {
 	DRAY_QPT_GSI	= 1,
 	DRAY_QPT_RC	= 2,
 	DRAY_QPT_UC	= 3,
 	DRAY_QPT_UD	= 4,
+	DRAY_QPT_XRC_INI = 9,
+	DRAY_QPT_XRC_TGT = 10,
 };
 
 /* QP states; IBTA numbering. */

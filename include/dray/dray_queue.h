@@ -61,7 +61,9 @@ struct dray_cq_db {
 
 /*
  * Send opcodes (dray_sq_wqe.opcode). RC QPs take all of them, UD and GSI
- * QPs SEND and SEND_IMM only.
+ * QPs SEND and SEND_IMM only. XRC initiator QPs take those of RC but
+ * ATOMIC_WRITE, FLUSH and REG_MR; each of their WQEs names the XRC SRQ of
+ * the peer that receives it in xrc_srqn (24 bits), whatever the opcode.
  *
  * SEND_INV is a SEND whose last packet carries u.inv.rkey in an IETH: the
  * responder invalidates that key (an MR of FAST_REG type on its QP's PD)
@@ -161,7 +163,7 @@ struct dray_sq_wqe {
 	__u8	reserved0;
 	__be32	imm_data;	/* *_IMM: network order, as on the wire */
 	__le32	length;		/* inline: payload bytes; else ignored */
-	__le32	reserved1;
+	__le32	xrc_srqn;	/* XRC_INI: the peer's XRC SRQ; else 0 */
 	union {
 		struct {
 			__le64	remote_addr;
@@ -316,6 +318,13 @@ enum dray_cqe_status {
 #define DRAY_CQE_F_INV		0x40	/* SEND with invalidate: inv_rkey */
 #define DRAY_CQE_F_SRQ		0x80	/* an SRQ WQE: wqe_index is its tag */
 
+/*
+ * dray_cqe.flags2. XRC: a receive of an XRC target QP (qpn) into a WQE of
+ * the XRC SRQ whose number is in src_qpn (with DRAY_CQE_F_SRQ: wqe_index
+ * is the WQE's tag). The CQE is on that SRQ's CQ.
+ */
+#define DRAY_CQE_F2_XRC		0x01
+
 #define DRAY_CQE_SIZE		32
 
 struct dray_cqe {
@@ -329,7 +338,8 @@ struct dray_cqe {
 	__u8	vendor_err;	/* enum dray_vendor_err (dray_verr.h) */
 	__u8	reserved0;
 	__le32	inv_rkey;	/* DRAY_CQE_F_INV: the key invalidated */
-	__u8	reserved1[3];
+	__u8	reserved1[2];
+	__u8	flags2;		/* DRAY_CQE_F2_* */
 	__u8	flags;		/* DRAY_CQE_F_*, written last */
 };
 

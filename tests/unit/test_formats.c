@@ -40,7 +40,7 @@ UNIT_TEST(completion_layout)
 
 UNIT_TEST(output_layouts)
 {
-	CHECK_EQ(sizeof(struct dray_device_caps), 152);
+	CHECK_EQ(sizeof(struct dray_device_caps), 160);
 	CHECK_EQ(offsetof(struct dray_device_caps, node_guid), 8);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_uar), 48);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_fr_pages), 120);
@@ -51,6 +51,7 @@ UNIT_TEST(output_layouts)
 	CHECK_EQ(offsetof(struct dray_device_caps, max_counter_sets), 140);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_mcast_grp), 144);
 	CHECK_EQ(offsetof(struct dray_device_caps, max_mcast_qp_attach), 148);
+	CHECK_EQ(offsetof(struct dray_device_caps, max_xrcd), 152);
 	CHECK_EQ(sizeof(struct dray_cmd_mcast), 24);
 	CHECK_EQ(offsetof(struct dray_cmd_mcast, gid), 8);
 	CHECK_EQ(sizeof(struct dray_port_attr), 32);
@@ -62,11 +63,14 @@ UNIT_TEST(srq_layouts)
 {
 	CHECK_EQ(DRAY_CMD_CREATE_SRQ, 0x1f);
 	CHECK_EQ(DRAY_CMD_DESTROY_SRQ, 0x22);
-	CHECK_EQ(sizeof(struct dray_cmd_create_srq), 24);
+	CHECK_EQ(sizeof(struct dray_cmd_create_srq), 32);
 	CHECK_EQ(offsetof(struct dray_cmd_create_srq, n_pages), 8);
 	CHECK_EQ(offsetof(struct dray_cmd_create_srq, pdn), 12);
 	CHECK_EQ(offsetof(struct dray_cmd_create_srq, log_depth), 16);
 	CHECK_EQ(offsetof(struct dray_cmd_create_srq, log_stride), 17);
+	CHECK_EQ(offsetof(struct dray_cmd_create_srq, flags), 18);
+	CHECK_EQ(offsetof(struct dray_cmd_create_srq, xrcdn), 24);
+	CHECK_EQ(offsetof(struct dray_cmd_create_srq, cqn), 28);
 	CHECK_EQ(sizeof(struct dray_cmd_modify_srq), 8);
 	CHECK_EQ(offsetof(struct dray_cmd_modify_srq, limit), 4);
 	CHECK_EQ(sizeof(struct dray_cmd_srq), 8);
@@ -92,13 +96,27 @@ UNIT_TEST(srq_layouts)
 	CHECK_EQ(offsetof(struct dray_srq_wqe, num_sge), 0);
 	CHECK_EQ(offsetof(struct dray_srq_wqe, tag), 4);
 	CHECK_EQ(offsetof(struct dray_qp_create, srqn), 48);
-	CHECK_EQ(offsetof(struct dray_qp_create, reserved2), 52);
+	CHECK_EQ(offsetof(struct dray_qp_create, xrcdn), 52);
+	CHECK_EQ(offsetof(struct dray_qp_create, reserved2), 56);
 	CHECK_EQ(DRAY_QP_F_SRQ, 0x4);
 	CHECK_EQ(DRAY_CQE_F_SRQ, 0x80);
 	CHECK_EQ(DRAY_EQE_SRQ_LIMIT, 9);
 	CHECK_EQ(DRAY_EQE_QP_LAST_WQE, 10);
 	CHECK_EQ(DRAY_EQE_SRQ_ERR, 11);
 	CHECK_EQ(DRAY_SRQ_QUERY_ERROR, 1ULL << 32);
+}
+
+UNIT_TEST(xrc_layouts)
+{
+	CHECK_EQ(DRAY_CMD_CREATE_XRCD, 0x2b);
+	CHECK_EQ(DRAY_CMD_DESTROY_XRCD, 0x2c);
+	CHECK_EQ(sizeof(struct dray_cmd_xrcd), 8);
+	CHECK_EQ(DRAY_QPT_XRC_INI, 9);
+	CHECK_EQ(DRAY_QPT_XRC_TGT, 10);
+	CHECK_EQ(DRAY_SRQ_F_XRC, 0x1);
+	CHECK_EQ(offsetof(struct dray_sq_wqe, xrc_srqn), 12);
+	CHECK_EQ(offsetof(struct dray_cqe, flags2), 30);
+	CHECK_EQ(DRAY_CQE_F2_XRC, 0x1);
 }
 
 UNIT_TEST(object_command_layouts)
@@ -348,6 +366,7 @@ int main(void)
 		{ "completion_layout", completion_layout },
 		{ "output_layouts", output_layouts },
 		{ "srq_layouts", srq_layouts },
+		{ "xrc_layouts", xrc_layouts },
 		{ "object_command_layouts", object_command_layouts },
 		{ "qp_mailbox_layouts", qp_mailbox_layouts },
 		{ "send_wqe_layout", send_wqe_layout },

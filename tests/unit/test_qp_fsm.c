@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The QP state machine (drivers/dray/dev/dev_qp_fsm.c) against IBTA vol. 1
- * 11.2.5 (RC, UC, UD, GSI): which transitions exist for each type, which
+ * 11.2.5 (RC, UC, UD, GSI) and annex A14 (XRC): which transitions exist for each type, which
  * attributes each requires and allows, and how a MODIFY_QP with a bad
  * state, cur_state or attribute is refused.
  */
@@ -16,13 +16,14 @@
 #define NSTATES	(DRAY_QPS_ERR + 1)
 
 static const u8 types[] = { DRAY_QPT_RC, DRAY_QPT_UC, DRAY_QPT_UD,
-			     DRAY_QPT_GSI };
+			     DRAY_QPT_GSI, DRAY_QPT_XRC_INI, DRAY_QPT_XRC_TGT };
 
 /* IBTA's transitions, written out independently of the device's table. */
 static bool ibta_allows(u8 type, u8 from, u8 to)
 {
 	/* SQE: the unreliable services (UC, UD, GSI). */
-	bool unreliable = type != DRAY_QPT_RC;
+	bool unreliable = type == DRAY_QPT_UC || type == DRAY_QPT_UD ||
+			  type == DRAY_QPT_GSI;
 
 	if (to == DRAY_QPS_RESET)
 		return true;
@@ -54,8 +55,10 @@ static int check(u8 type, u8 cur, u32 mask, u8 state, u32 *syn, u8 *next)
 /* Attributes each transition requires (IBTA 11.2.5.4, table 91 on). */
 static u32 ibta_required(u8 type, u8 from, u8 to)
 {
+	bool xrc = type == DRAY_QPT_XRC_INI || type == DRAY_QPT_XRC_TGT;
+
 	if (from == DRAY_QPS_RESET && to == DRAY_QPS_INIT) {
-		if (type == DRAY_QPT_RC || type == DRAY_QPT_UC)
+		if (type == DRAY_QPT_RC || type == DRAY_QPT_UC || xrc)
 			return A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS);
 		if (type == DRAY_QPT_UD)
 			return A(PKEY_INDEX) | A(PORT) | A(QKEY);
@@ -66,12 +69,19 @@ static u32 ibta_required(u8 type, u8 from, u8 to)
 		return A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN) |
 		       A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER);
 	if (from == DRAY_QPS_INIT && to == DRAY_QPS_RTR &&
-	    type == DRAY_QPT_UC)
+	    (type == DRAY_QPT_UC || type == DRAY_QPT_XRC_INI))
 		return A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN);
+	/* The target, a responder only, also needs what RC's does. */
+	if (from == DRAY_QPS_INIT && to == DRAY_QPS_RTR &&
+	    type == DRAY_QPT_XRC_TGT)
+		return A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN) |
+		       A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER);
 	if (from == DRAY_QPS_RTR && to == DRAY_QPS_RTS) {
-		if (type == DRAY_QPT_RC)
+		if (type == DRAY_QPT_RC || type == DRAY_QPT_XRC_INI)
 			return A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) |
 			       A(SQ_PSN) | A(MAX_QP_RD_ATOMIC);
+		if (type == DRAY_QPT_XRC_TGT)
+			return A(TIMEOUT) | A(SQ_PSN);
 		return A(SQ_PSN);
 	}
 	return 0;
@@ -174,6 +184,31 @@ UNIT_TEST(attributes_not_allowed)
 		       A(STATE) | A(MIN_RNR_TIMER), DRAY_QPS_RTS, &syn, &next),
 		 DRAY_AQ_STS_BAD_PARAM);
 	CHECK_EQ(syn, DRAY_AQ_SYN_QP_ATTR);
+	/*
+	 * XRC: the initiator has no responder attributes, the target no
+	 * requester ones (and neither a Q_Key).
+	 */
+	CHECK_EQ(check(DRAY_QPT_XRC_INI, DRAY_QPS_INIT,
+		       A(STATE) | ibta_required(DRAY_QPT_XRC_INI, DRAY_QPS_INIT,
+						DRAY_QPS_RTR) |
+		       A(MAX_DEST_RD_ATOMIC), DRAY_QPS_RTR, &syn, &next),
+		 DRAY_AQ_STS_BAD_PARAM);
+	CHECK_EQ(check(DRAY_QPT_XRC_TGT, DRAY_QPS_RTR,
+		       A(STATE) | ibta_required(DRAY_QPT_XRC_TGT, DRAY_QPS_RTR,
+						DRAY_QPS_RTS) |
+		       A(RETRY_CNT), DRAY_QPS_RTS, &syn, &next),
+		 DRAY_AQ_STS_BAD_PARAM);
+	CHECK_EQ(check(DRAY_QPT_XRC_TGT, DRAY_QPS_RESET,
+		       A(STATE) | A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS) |
+		       A(QKEY), DRAY_QPS_INIT, &syn, &next),
+		 DRAY_AQ_STS_BAD_PARAM);
+	CHECK_EQ(check(DRAY_QPT_XRC_INI, DRAY_QPS_RTS,
+		       A(STATE) | A(MIN_RNR_TIMER), DRAY_QPS_RTS, &syn, &next),
+		 DRAY_AQ_STS_BAD_PARAM);
+	CHECK_EQ(syn, DRAY_AQ_SYN_QP_ATTR);
+	CHECK_EQ(check(DRAY_QPT_XRC_TGT, DRAY_QPS_RTS,
+		       A(STATE) | A(MIN_RNR_TIMER), DRAY_QPS_RTS, &syn, &next),
+		 DRAY_AQ_STS_OK);
 	/* Allowed optional ones pass. */
 	CHECK_EQ(check(DRAY_QPT_RC, DRAY_QPS_RTS,
 		       A(STATE) | A(MIN_RNR_TIMER) | A(ACCESS_FLAGS),

@@ -76,6 +76,29 @@ UNIT_TEST(opcode_table)
 		{ 0x2b, 32, "UC RDMA WRITE Only with Immediate" },
 		{ 0x64, 20, "UD SEND Only" },
 		{ 0x65, 24, "UD SEND Only with Immediate" },
+		{ 0xa0, 16, "XRC SEND First" },
+		{ 0xa1, 16, "XRC SEND Middle" },
+		{ 0xa2, 16, "XRC SEND Last" },
+		{ 0xa3, 20, "XRC SEND Last with Immediate" },
+		{ 0xa4, 16, "XRC SEND Only" },
+		{ 0xa5, 20, "XRC SEND Only with Immediate" },
+		{ 0xa6, 32, "XRC RDMA WRITE First" },
+		{ 0xa7, 16, "XRC RDMA WRITE Middle" },
+		{ 0xa8, 16, "XRC RDMA WRITE Last" },
+		{ 0xa9, 20, "XRC RDMA WRITE Last with Immediate" },
+		{ 0xaa, 32, "XRC RDMA WRITE Only" },
+		{ 0xab, 36, "XRC RDMA WRITE Only with Immediate" },
+		{ 0xac, 32, "XRC RDMA READ Request" },
+		{ 0xad, 16, "XRC RDMA READ response First" },
+		{ 0xae, 12, "XRC RDMA READ response Middle" },
+		{ 0xaf, 16, "XRC RDMA READ response Last" },
+		{ 0xb0, 16, "XRC RDMA READ response Only" },
+		{ 0xb1, 16, "XRC Acknowledge" },
+		{ 0xb2, 24, "XRC ATOMIC Acknowledge" },
+		{ 0xb3, 44, "XRC CmpSwap" },
+		{ 0xb4, 44, "XRC FetchAdd" },
+		{ 0xb6, 20, "XRC SEND Last with Invalidate" },
+		{ 0xb7, 20, "XRC SEND Only with Invalidate" },
 	};
 	unsigned int i, valid = 0;
 
@@ -91,8 +114,23 @@ UNIT_TEST(opcode_table)
 		CHECK(!!(o->flags & DRAY_OPF_REQ) != !!(o->flags & DRAY_OPF_RESP),
 		      "opcode %#x is request xor response", want[i].op);
 		CHECK(!!(o->flags & DRAY_OPF_RC) + !!(o->flags & DRAY_OPF_UC) +
-		      !!(o->flags & DRAY_OPF_UD) == 1,
-		      "opcode %#x is one of RC, UC, UD", want[i].op);
+		      !!(o->flags & DRAY_OPF_UD) +
+		      !!(o->flags & DRAY_OPF_XRC) == 1,
+		      "opcode %#x is one of RC, UC, UD, XRC", want[i].op);
+		/*
+		 * XRC: RC's operations, opcode plus 0xa0; an XRCETH in
+		 * every request and in no response.
+		 */
+		if (o->flags & DRAY_OPF_XRC)
+			CHECK(dray_wire_op(want[i].op) ==
+			      (want[i].op & 0x1f) &&
+			      (dray_opcodes[dray_wire_op(want[i].op)].flags &
+			       ~DRAY_OPF_RC) ==
+			      (o->flags & ~(DRAY_OPF_XRC | DRAY_OPF_XRCETH)) &&
+			      !!(o->flags & DRAY_OPF_REQ) ==
+			      !!(o->flags & DRAY_OPF_XRCETH),
+			      "XRC opcode %#x is its RC opcode's twin",
+			      want[i].op);
 		/* UC has no responses; its opcodes are RC's plus 0x20. */
 		if (o->flags & DRAY_OPF_UC)
 			CHECK(!(o->flags & DRAY_OPF_RESP) &&
@@ -104,7 +142,33 @@ UNIT_TEST(opcode_table)
 	for (i = 0; i < 256; i++)
 		valid += !!dray_opcodes[i].flags;
 	CHECK_EQ(valid, sizeof(want) / sizeof(want[0]));
-	CHECK_EQ(DRAY_HDR_MAX, 40);
+	CHECK_EQ(DRAY_HDR_MAX, 44);
+}
+
+/* An XRC SEND Only header by hand: the XRCETH right after the BTH. */
+UNIT_TEST(xrc_bytes)
+{
+	struct dray_pkt p = {
+		.opcode = DRAY_OP_XRC | DRAY_OP_SEND_ONLY_IMM, .pkey = 0xffff,
+		.qpn = 0x10, .psn = 0x20, .xrc_srqn = 0x00abcdef,
+		.imm = 0x44332211,	/* network order as stored */
+	};
+	static const u8 want[20] = {
+		0xa5, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x10,
+		0x00, 0x00, 0x00, 0x20,
+		0x00, 0xab, 0xcd, 0xef,
+		0x11, 0x22, 0x33, 0x44,
+	};
+	struct dray_pkt q;
+	u8 buf[64];
+
+	CHECK_EQ(dray_wire_build(&p, buf), 20);
+	CHECK(!memcmp(buf, want, sizeof(want)), "XRC SEND Only Imm bytes");
+	/* The XRCETH's reserved byte is not part of the SRQ number. */
+	buf[12] = 0xff;
+	CHECK_EQ(dray_wire_parse(buf, 20, &q), 20);
+	CHECK_EQ(q.xrc_srqn, 0xabcdef);
+	CHECK_EQ(dray_wire_op(q.opcode), DRAY_OP_SEND_ONLY_IMM);
 }
 
 /* A FLUSH header by hand: FETH (level MR, type global) before the RETH. */
@@ -200,6 +264,8 @@ UNIT_TEST(build_parse_roundtrip)
 				a.flush_type = rand() & DRAY_FETH_PLT_MASK;
 				a.flush_level = rand() & 3;
 			}
+			if (f & DRAY_OPF_XRCETH)
+				a.xrc_srqn = rand() & DRAY_XRC_SRQN_MASK;
 			len = dray_wire_build(&a, buf);
 			CHECK_EQ(len, dray_wire_hdr_len(f));
 			CHECK_EQ(dray_wire_parse(buf, len, &b), (int)len);
@@ -471,6 +537,7 @@ int main(void)
 		{ "opcode_table", opcode_table },
 		{ "build_bytes", build_bytes },
 		{ "flush_bytes", flush_bytes },
+		{ "xrc_bytes", xrc_bytes },
 		{ "build_parse_roundtrip", build_parse_roundtrip },
 		{ "parse_rejects", parse_rejects },
 		{ "ipv4_udp", ipv4_udp },

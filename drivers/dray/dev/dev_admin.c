@@ -75,6 +75,7 @@ static void aq_query_device(struct dray_hw *hw, const struct dray_aq_entry *e,
 	caps.max_counter_sets = cpu_to_le32(DRAY_HW_MAX_CSET);
 	caps.max_mcast_grp = cpu_to_le32(DRAY_HW_MAX_MCG);
 	caps.max_mcast_qp_attach = cpu_to_le32(DRAY_HW_MAX_MCG_QP);
+	caps.max_xrcd = cpu_to_le32(DRAY_HW_MAX_XRCD);
 
 	aq_write_out(hw, cmd, &caps, sizeof(caps), res);
 }
@@ -329,6 +330,9 @@ static const struct aq_op aq_ops[DRAY_CMD_MAX_OPCODE] = {
 					  struct dray_cmd_query_id),
 	[DRAY_CMD_QUERY_STATE]	= AQ_OP(dray_hw_cmd_query_state,
 					struct dray_cmd_query_id),
+	[DRAY_CMD_CREATE_XRCD]	= { .handler = dray_hw_cmd_create_xrcd },
+	[DRAY_CMD_DESTROY_XRCD]	= AQ_OP(dray_hw_cmd_destroy_xrcd,
+					struct dray_cmd_xrcd),
 };
 
 static void aq_execute(struct dray_hw *hw, const struct dray_aq_entry *e,

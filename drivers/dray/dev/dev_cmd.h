@@ -112,6 +112,20 @@ void dray_hw_cmd_destroy_srq(struct dray_hw *hw, const struct dray_aq_entry *e,
 			     struct dray_aq_result *res);
 void dray_hw_srqs_destroy(struct dray_hw *hw);
 
+/* dev_xrcd.c */
+void dray_hw_cmd_create_xrcd(struct dray_hw *hw, const struct dray_aq_entry *e,
+			     struct dray_aq_result *res);
+void dray_hw_cmd_destroy_xrcd(struct dray_hw *hw,
+			      const struct dray_aq_entry *e,
+			      struct dray_aq_result *res);
+/*
+ * A reference on XRC domain @xrcdn for a new XRC SRQ or target QP (false:
+ * no such domain; 0 is none), and its release. admin_lock held.
+ */
+bool dray_hw_xrcd_get(struct dray_hw *hw, u32 xrcdn);
+void dray_hw_xrcd_put(struct dray_hw *hw, u32 xrcdn);
+void dray_hw_xrcds_destroy(struct dray_hw *hw);
+
 /* dev_ah.c */
 void dray_hw_cmd_create_ah(struct dray_hw *hw, const struct dray_aq_entry *e,
 			   struct dray_aq_result *res);

@@ -478,7 +478,7 @@ void dray_xp_comp_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
 		return;
 	}
 
-	switch (rx->hdr.opcode) {
+	switch (dray_wire_op(rx->hdr.opcode)) {
 	case DRAY_OP_ACK:
 		comp_aeth(hw, qp, rx);
 		break;

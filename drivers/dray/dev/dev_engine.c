@@ -232,12 +232,15 @@ static bool qp_doorbell_moved(struct dray_hw_qp *qp)
 
 	if (qp->db_broken)
 		return false;
-	if (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQE ||
-	    qp->state == DRAY_QPS_ERR)
+	if ((qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQE ||
+	     qp->state == DRAY_QPS_ERR) && dray_hw_wq_exists(&qp->sq))
 		sq = le32_to_cpu(READ_ONCE(qp->sq.db->producer)) !=
 		     qp->sq.posted;
-	/* An SRQ's WQEs are taken when messages come, never flushed. */
-	if (qp->state == DRAY_QPS_ERR && !qp->srq)
+	/*
+	 * An SRQ's WQEs are taken when messages come, never flushed: a QP
+	 * on one (or of an XRC type) has no RQ doorbell.
+	 */
+	if (qp->state == DRAY_QPS_ERR && dray_hw_wq_exists(&qp->rq))
 		rq = le32_to_cpu(READ_ONCE(qp->rq.db->producer)) !=
 		     qp->rq.posted;
 	return sq || rq;
@@ -579,6 +582,7 @@ int dray_hw_engine_start(struct dray_hw *hw)
 	xa_init_flags(&eng->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&eng->ahs, XA_FLAGS_ALLOC);
 	xa_init_flags(&eng->srqs, XA_FLAGS_ALLOC);
+	xa_init_flags(&eng->xrcds, XA_FLAGS_ALLOC);
 	atomic64_set(&eng->rx_dropped, 0);
 
 	eng->mr_variant = kcalloc(DRAY_HW_MAX_MR + 1,
@@ -617,6 +621,7 @@ void dray_hw_engine_stop(struct dray_hw *hw)
 	xa_destroy(&eng->qps);
 	xa_destroy(&eng->ahs);
 	xa_destroy(&eng->srqs);
+	xa_destroy(&eng->xrcds);
 	kfree(eng->mr_variant);
 	eng->mr_variant = NULL;
 }

@@ -42,9 +42,13 @@ struct dray_hw_engine {
 	struct list_head	active;		/* QPs not in RESET */
 	/* The object tables. Entries change under both locks; PDs, CQs too. */
 	struct xarray		pds, mrs, cqs, qps, ahs;
-	/* SRQs: entries change under admin_lock (passes go through QPs). */
-	struct xarray		srqs;
-	u32			srqn_next;	/* admin_lock */
+	/*
+	 * SRQs: entries change under both locks (passes look XRC SRQs up
+	 * by the number a request names); XRC domains under admin_lock.
+	 */
+	struct xarray		srqs, xrcds;
+	u32			srqn_next, xrcdn_next;	/* admin_lock */
+	u64			srq_serial;	/* admin_lock: SRQs made */
 	u32			mr_key_seq;	/* next MR index; admin_lock */
 	u64			kicks;		/* wake-up calls; under obj_lock */
 	u8			*mr_variant;	/* key low byte; admin_lock */

@@ -25,6 +25,7 @@
 #define DRAY_HW_MAX_SGE		16
 #define DRAY_HW_MAX_SRQ		1024
 #define DRAY_HW_MAX_SRQ_WR	16384
+#define DRAY_HW_MAX_XRCD	1024	/* XRC domains */
 #define DRAY_HW_MAX_CQ		2048
 #define DRAY_HW_MAX_CQE		BIT(22)	/* as ConnectX: libfabric's rxm asks 65536 */
 #define DRAY_HW_MAX_AH		65536

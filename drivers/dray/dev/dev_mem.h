@@ -97,16 +97,18 @@ u8 dray_hw_mr_invalidate(struct dray_hw *hw, u32 pdn, u32 key);
  * BIND_MW WQE @w of @qp: 0 or a DRAY_VERR_* code. dray_hw_key_invalidate()
  * executes a LOCAL_INV of @key on @qp, or (@remote) the invalidation a
  * received SEND with invalidate asks for, of a window or of a
- * fast-registration MR (through dray_hw_mr_invalidate()).
+ * fast-registration MR (through dray_hw_mr_invalidate()), of PD @pdn.
  * dray_hw_rkey_check() is dray_hw_mr_check() for a key from the wire,
- * an MR's or a window's, on @qp: on DRAY_MR_OK, *addr is the address in
- * *mr where the access goes (a window translates it).
+ * an MR's or a window's, received on @qp, whose accesses are checked
+ * against PD @pdn (the QP's; an XRC target's, the named XRC SRQ's): on
+ * DRAY_MR_OK, *addr is the address in *mr where the access goes (a
+ * window translates it).
  */
 u8 dray_hw_mw_bind(struct dray_hw *hw, const struct dray_hw_qp *qp,
 		   const struct dray_sq_wqe *w);
-u8 dray_hw_key_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
-			  u32 key, bool remote);
-enum dray_mr_err dray_hw_rkey_check(struct dray_hw *hw, u32 key,
+u8 dray_hw_key_invalidate(struct dray_hw *hw, u32 pdn,
+			  const struct dray_hw_qp *qp, u32 key, bool remote);
+enum dray_mr_err dray_hw_rkey_check(struct dray_hw *hw, u32 key, u32 pdn,
 				    const struct dray_hw_qp *qp, u8 access,
 				    u64 *addr, u64 len,
 				    struct dray_hw_mr **mr);

@@ -200,10 +200,10 @@ u8 dray_hw_mw_bind(struct dray_hw *hw, const struct dray_hw_qp *qp,
 	return 0;
 }
 
-static u8 mw_invalidate(const struct dray_hw_qp *qp, struct dray_hw_mr *mw,
-			u32 key, bool remote)
+static u8 mw_invalidate(u32 pdn, const struct dray_hw_qp *qp,
+			struct dray_hw_mr *mw, u32 key, bool remote)
 {
-	if (mw->pdn != qp->pdn)
+	if (mw->pdn != pdn)
 		return DRAY_VERR_FR_KEY;
 	/* o10-37.2.26: type 1 windows cannot be invalidated. */
 	if (mw->mw_type == DRAY_MW_TYPE_1)
@@ -217,8 +217,8 @@ static u8 mw_invalidate(const struct dray_hw_qp *qp, struct dray_hw_mr *mw,
 	return 0;
 }
 
-u8 dray_hw_key_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
-			  u32 key, bool remote)
+u8 dray_hw_key_invalidate(struct dray_hw *hw, u32 pdn,
+			  const struct dray_hw_qp *qp, u32 key, bool remote)
 {
 	struct dray_hw_mr *mw;
 
@@ -226,11 +226,11 @@ u8 dray_hw_key_invalidate(struct dray_hw *hw, const struct dray_hw_qp *qp,
 
 	mw = xa_load(&hw->engine.mrs, dray_hw_mr_index(key));
 	if (mw && mw->mw_type)
-		return mw_invalidate(qp, mw, key, remote);
-	return dray_hw_mr_invalidate(hw, qp->pdn, key);
+		return mw_invalidate(pdn, qp, mw, key, remote);
+	return dray_hw_mr_invalidate(hw, pdn, key);
 }
 
-enum dray_mr_err dray_hw_rkey_check(struct dray_hw *hw, u32 key,
+enum dray_mr_err dray_hw_rkey_check(struct dray_hw *hw, u32 key, u32 pdn,
 				    const struct dray_hw_qp *qp, u8 access,
 				    u64 *addr, u64 len,
 				    struct dray_hw_mr **mrp)
@@ -242,11 +242,10 @@ enum dray_mr_err dray_hw_rkey_check(struct dray_hw *hw, u32 key,
 
 	mw = xa_load(&hw->engine.mrs, dray_hw_mr_index(key));
 	if (!mw || !mw->mw_type)
-		return dray_hw_mr_check(hw, key, qp->pdn, access, *addr, len,
-					mrp);
+		return dray_hw_mr_check(hw, key, pdn, access, *addr, len, mrp);
 	if (mw->key != key)
 		return DRAY_MR_ERR_KEY;
-	if (mw->pdn != qp->pdn)
+	if (mw->pdn != pdn)
 		return DRAY_MR_ERR_PD;
 	if (mw->state != DRAY_HW_MR_VALID)
 		return DRAY_MR_ERR_STATE;

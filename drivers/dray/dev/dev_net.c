@@ -51,8 +51,9 @@ static struct dray_xp_cb *xp_cb(struct sk_buff *skb)
 /**
  * dray_xp_skb_alloc() - start a frame
  * @hw: the device
- * @qp: the QP sending it (for counters)
- * @pkt: its transport header; @pkt->pad is set here from @paylen
+ * @qp: the QP sending it (for counters, and its service's opcodes)
+ * @pkt: its transport header, the opcode RC's (a UC or XRC QP's opcode
+ *	is made here); @pkt->pad is set here from @paylen
  * @paylen: payload bytes the caller will add
  * @zcopy: add the payload as page fragments rather than copies
  *
@@ -61,9 +62,13 @@ static struct dray_xp_cb *xp_cb(struct sk_buff *skb)
 struct sk_buff *dray_xp_skb_alloc(struct dray_hw *hw, struct dray_hw_qp *qp,
 				  struct dray_pkt *pkt, u32 paylen, bool zcopy)
 {
-	u32 hlen = dray_wire_hdr_len(dray_opcodes[pkt->opcode].flags);
 	u32 head = LL_RESERVED_SPACE(hw->ndev) + XP_L2L4_MAX;
 	struct sk_buff *skb;
+	u32 hlen;
+
+	/* The transport's opcodes: RC's operation, UC's or XRC's numbers. */
+	pkt->opcode |= dray_xp_op_transport(qp);
+	hlen = dray_wire_hdr_len(dray_opcodes[pkt->opcode].flags);
 
 	skb = alloc_skb(head + hlen + (zcopy ? 0 : paylen) + XP_TRAILER_MAX,
 			GFP_ATOMIC | __GFP_NOWARN);

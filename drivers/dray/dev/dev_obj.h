@@ -8,6 +8,7 @@
 #define DRAY_DEV_OBJ_H
 
 #include <linux/bitfield.h>
+#include <linux/compiler.h>
 #include <linux/list.h>
 #include <linux/types.h>
 
@@ -30,15 +31,31 @@ static inline bool dray_hw_qpt_dg(u8 type)
 	return type == DRAY_QPT_UD || type == DRAY_QPT_GSI;
 }
 
-/* Connected QPs, RC and UC: one peer, set by MODIFY_QP (the path). */
+/* XRC initiator and target QPs (IBTA annex A14). */
+static inline bool dray_hw_qpt_xrc(u8 type)
+{
+	return type == DRAY_QPT_XRC_INI || type == DRAY_QPT_XRC_TGT;
+}
+
+/*
+ * Connected QPs, RC, UC and both XRC types: one peer, set by MODIFY_QP
+ * (the path).
+ */
 static inline bool dray_hw_qpt_conn(u8 type)
 {
-	return type == DRAY_QPT_RC || type == DRAY_QPT_UC;
+	return type == DRAY_QPT_RC || type == DRAY_QPT_UC ||
+	       dray_hw_qpt_xrc(type);
 }
 
 struct dray_hw_pd {
 	u32	pdn;
 	u32	users;		/* MRs, QPs and AHs on this PD */
+};
+
+/* An XRC domain: a number and its XRC SRQs and target QPs. */
+struct dray_hw_xrcd {
+	u32	xrcdn;
+	u32	users;		/* XRC SRQs and XRC target QPs in it */
 };
 
 /* An MR's state (IBTA: a FAST_REG MR is FREE until registered). */
@@ -99,7 +116,10 @@ struct dray_hw_cq {
 	u32			users;		/* QPs using this CQ */
 };
 
-/* A send or receive queue as the device sees it. */
+/*
+ * A send or receive queue as the device sees it. A QP without one (an
+ * XRC target's SQ, the RQ of a QP on an SRQ or of an XRC QP) has db NULL.
+ */
 struct dray_hw_wq {
 	struct dray_hw_buf	buf;
 	struct dray_wq_db	*db;
@@ -112,13 +132,31 @@ struct dray_hw_wq {
 	u32			db_consumer;	/* last consumer index published */
 };
 
+/* Has the QP this queue? */
+static inline bool dray_hw_wq_exists(const struct dray_hw_wq *wq)
+{
+	return wq->db;
+}
+
+/* Tell software the device has fetched nothing (creation, reset). */
+static inline void dray_hw_wq_clear_consumer(struct dray_hw_wq *wq)
+{
+	if (dray_hw_wq_exists(wq))
+		WRITE_ONCE(wq->db->consumer, 0);
+}
+
 /*
  * A shared receive queue. Fields below the buffer change in engine
  * passes or under engine.lock (MODIFY_SRQ); users under admin_lock.
+ * An XRC SRQ (xrcdn not 0) belongs to an XRC domain and has its own CQ;
+ * serial tells it from a later SRQ that gets the same number.
  */
 struct dray_hw_srq {
 	u32			srqn;
 	u32			pdn;		/* checks its WQEs' SGEs */
+	u32			xrcdn;		/* XRC: its domain; else 0 */
+	struct dray_hw_cq	*cq;		/* XRC: where it completes */
+	u64			serial;		/* unique per device */
 	struct dray_hw_buf	buf;
 	struct dray_wq_db	*db;
 	void			*ring;
@@ -152,6 +190,13 @@ struct dray_hw_qp {
 	struct dray_hw_srq	*srq;		/* receive WQEs from here */
 	u32			srq_tag;	/* of the SRQ WQE in rq */
 	bool			srq_last_wqe;	/* LAST_WQE event raised */
+	/*
+	 * XRC target: its domain, and the XRC SRQ of the WQE in rq (by
+	 * number and serial: the SRQ may be destroyed meanwhile).
+	 */
+	u32			xrcdn;
+	u32			xrc_srqn;
+	u64			xrc_serial;
 
 	/* attributes (MODIFY_QP) */
 	u8			path_mtu;	/* enum dray_mtu */

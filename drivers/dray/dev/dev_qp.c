@@ -57,10 +57,51 @@ static u32 wq_pages(u8 log_depth, u8 log_stride)
 			    DRAY_PAGE_SIZE);
 }
 
+/* An RQ of its own: not on an SRQ, not XRC (which receives through SRQs). */
+static bool qp_has_rq(const struct dray_qp_create *c)
+{
+	return !(c->flags & DRAY_QP_F_SRQ) && !dray_hw_qpt_xrc(c->type);
+}
+
+/*
+ * An XRC target QP has nothing but its domain (and the UAR every QP
+ * names); an XRC initiator has no receive side. Other QPs no domain.
+ */
+static int qp_create_xrc_params(const struct dray_qp_create *c, u32 *syndrome)
+{
+	*syndrome = DRAY_AQ_SYN_XRCDN;
+	if ((c->type == DRAY_QPT_XRC_TGT) != !!c->xrcdn)
+		return DRAY_AQ_STS_BAD_PARAM;
+	if (c->type == DRAY_QPT_XRC_INI) {
+		*syndrome = DRAY_AQ_SYN_CQN;
+		if (c->recv_cqn)
+			return DRAY_AQ_STS_BAD_PARAM;
+		*syndrome = DRAY_AQ_SYN_SRQN;
+		if (c->flags & DRAY_QP_F_SRQ)
+			return DRAY_AQ_STS_BAD_PARAM;
+	}
+	if (c->type != DRAY_QPT_XRC_TGT)
+		return DRAY_AQ_STS_OK;
+	*syndrome = DRAY_AQ_SYN_FLAGS;
+	if (c->flags)
+		return DRAY_AQ_STS_BAD_PARAM;
+	*syndrome = DRAY_AQ_SYN_PDN;
+	if (c->pdn)
+		return DRAY_AQ_STS_BAD_PARAM;
+	*syndrome = DRAY_AQ_SYN_CQN;
+	if (c->send_cqn || c->recv_cqn)
+		return DRAY_AQ_STS_BAD_PARAM;
+	*syndrome = DRAY_AQ_SYN_LOG_DEPTH;
+	if (c->sq_log_depth || c->sq_log_stride || c->sq_n_pages || c->sq_mtt)
+		return DRAY_AQ_STS_BAD_PARAM;
+	return DRAY_AQ_STS_OK;
+}
+
 /* Check the parts of a CREATE_QP mailbox that need no lookup. */
 static int qp_create_params(const struct dray_qp_create *c, u32 *syndrome)
 {
 	u8 max_log_depth = ilog2(DRAY_HW_MAX_QP_WR);
+	int status;
 
 	*syndrome = DRAY_AQ_SYN_RESERVED;
 	if (c->reserved || memchr_inv(c->reserved2, 0, sizeof(c->reserved2)))
@@ -69,14 +110,17 @@ static int qp_create_params(const struct dray_qp_create *c, u32 *syndrome)
 	*syndrome = DRAY_AQ_SYN_SRQN;
 	if (!(c->flags & DRAY_QP_F_SRQ) && c->srqn)
 		return DRAY_AQ_STS_BAD_PARAM;
-	if ((c->flags & DRAY_QP_F_SRQ) &&
+	if (!qp_has_rq(c) &&
 	    (c->rq_log_depth || c->rq_log_stride || c->rq_n_pages ||
 	     c->rq_mtt))
 		return DRAY_AQ_STS_BAD_PARAM;
-	/* RC, UC, UD and GSI (QP1). */
+	/* RC, UC, both XRC types, UD and GSI (QP1). */
 	*syndrome = DRAY_AQ_SYN_QP_TYPE;
 	if (!dray_hw_qpt_conn(c->type) && !dray_hw_qpt_dg(c->type))
 		return DRAY_AQ_STS_BAD_PARAM;
+	status = qp_create_xrc_params(c, syndrome);
+	if (status || c->type == DRAY_QPT_XRC_TGT)
+		return status;
 	*syndrome = DRAY_AQ_SYN_FLAGS;
 	if (c->flags & ~(DRAY_QP_F_SQ_SIG_ALL | DRAY_QP_F_PRIV |
 			 DRAY_QP_F_SRQ))
@@ -88,7 +132,7 @@ static int qp_create_params(const struct dray_qp_create *c, u32 *syndrome)
 	if (c->sq_log_stride < DRAY_SQ_LOG_STRIDE_MIN ||
 	    c->sq_log_stride > DRAY_SQ_LOG_STRIDE_MAX)
 		return DRAY_AQ_STS_BAD_PARAM;
-	if (!(c->flags & DRAY_QP_F_SRQ) &&
+	if (qp_has_rq(c) &&
 	    (c->rq_log_stride < DRAY_RQ_LOG_STRIDE_MIN ||
 	     c->rq_log_stride > DRAY_RQ_LOG_STRIDE_MAX))
 		return DRAY_AQ_STS_BAD_PARAM;
@@ -96,7 +140,7 @@ static int qp_create_params(const struct dray_qp_create *c, u32 *syndrome)
 	if (le32_to_cpu(c->sq_n_pages) <
 		wq_pages(c->sq_log_depth, c->sq_log_stride))
 		return DRAY_AQ_STS_BAD_PARAM;
-	if (!(c->flags & DRAY_QP_F_SRQ) &&
+	if (qp_has_rq(c) &&
 	    le32_to_cpu(c->rq_n_pages) <
 		wq_pages(c->rq_log_depth, c->rq_log_stride))
 		return DRAY_AQ_STS_BAD_PARAM;
@@ -140,25 +184,43 @@ static void qp_free(struct dray_hw *hw, struct dray_hw_qp *qp)
 	kfree(qp);
 }
 
-/* Look up and take the PD, CQs and UAR a new QP uses. admin_lock held. */
+/*
+ * Look up and take the PD, CQs, UAR and SRQ or XRC domain a new QP uses
+ * (an XRC target QP has neither PD nor CQs, an XRC initiator no receive
+ * CQ). admin_lock held.
+ */
 static int qp_attach(struct dray_hw *hw, struct dray_hw_qp *qp,
 		     const struct dray_qp_create *c, u32 *syndrome)
 {
 	struct dray_hw_engine *eng = &hw->engine;
+	bool tgt = c->type == DRAY_QPT_XRC_TGT;
 
 	lockdep_assert_held(&eng->admin_lock);
 
 	*syndrome = DRAY_AQ_SYN_PDN;
-	if (!xa_load(&eng->pds, qp->pdn))
+	if (!tgt && !xa_load(&eng->pds, qp->pdn))
 		return DRAY_AQ_STS_NOT_FOUND;
 	*syndrome = DRAY_AQ_SYN_CQN;
-	qp->send_cq = xa_load(&eng->cqs, le32_to_cpu(c->send_cqn));
-	qp->recv_cq = xa_load(&eng->cqs, le32_to_cpu(c->recv_cqn));
-	if (!qp->send_cq || !qp->recv_cq)
-		return DRAY_AQ_STS_NOT_FOUND;
+	if (!tgt) {
+		qp->send_cq = xa_load(&eng->cqs, le32_to_cpu(c->send_cqn));
+		if (!qp->send_cq)
+			return DRAY_AQ_STS_NOT_FOUND;
+	}
+	if (!dray_hw_qpt_xrc(c->type)) {
+		qp->recv_cq = xa_load(&eng->cqs, le32_to_cpu(c->recv_cqn));
+		if (!qp->recv_cq)
+			return DRAY_AQ_STS_NOT_FOUND;
+	}
 	*syndrome = DRAY_AQ_SYN_UAR_INDEX;
 	if (!uar_valid(hw, qp->uar_index))
 		return DRAY_AQ_STS_NOT_FOUND;
+	if (tgt) {
+		*syndrome = DRAY_AQ_SYN_XRCDN;
+		qp->xrcdn = le32_to_cpu(c->xrcdn);
+		if (!dray_hw_xrcd_get(hw, qp->xrcdn))
+			return DRAY_AQ_STS_NOT_FOUND;
+		return DRAY_AQ_STS_OK;
+	}
 	if (c->flags & DRAY_QP_F_SRQ) {
 		*syndrome = DRAY_AQ_SYN_SRQN;
 		qp->srq = dray_hw_srq_get(hw, le32_to_cpu(c->srqn));
@@ -168,17 +230,23 @@ static int qp_attach(struct dray_hw *hw, struct dray_hw_qp *qp,
 
 	dray_hw_pd_get(hw, qp->pdn);
 	qp->send_cq->users++;
-	qp->recv_cq->users++;
+	if (qp->recv_cq)
+		qp->recv_cq->users++;
 	return DRAY_AQ_STS_OK;
 }
 
 static void qp_detach(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
+	if (qp->type == DRAY_QPT_XRC_TGT) {
+		dray_hw_xrcd_put(hw, qp->xrcdn);
+		return;
+	}
 	if (qp->srq)
 		dray_hw_srq_put(hw, qp->srq);
 	dray_hw_pd_put(hw, qp->pdn);
 	qp->send_cq->users--;
-	qp->recv_cq->users--;
+	if (qp->recv_cq)
+		qp->recv_cq->users--;
 }
 
 void dray_hw_cmd_create_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
@@ -216,11 +284,13 @@ void dray_hw_cmd_create_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	qp->path_mtu = DRAY_MTU_1024;
 	INIT_LIST_HEAD(&qp->active);
 
-	status = wq_map(hw, &qp->sq, le64_to_cpu(c.sq_mtt), c.sq_log_depth,
-			c.sq_log_stride, &syndrome);
-	if (status)
-		goto free_qp;
-	if (!(c.flags & DRAY_QP_F_SRQ)) {
+	if (c.type != DRAY_QPT_XRC_TGT) {
+		status = wq_map(hw, &qp->sq, le64_to_cpu(c.sq_mtt),
+				c.sq_log_depth, c.sq_log_stride, &syndrome);
+		if (status)
+			goto free_qp;
+	}
+	if (qp_has_rq(&c)) {
 		status = wq_map(hw, &qp->rq, le64_to_cpu(c.rq_mtt),
 				c.rq_log_depth, c.rq_log_stride, &syndrome);
 		if (status)
@@ -250,9 +320,8 @@ void dray_hw_cmd_create_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 		goto unlock;
 	}
 	qp->qpn = qpn;
-	WRITE_ONCE(qp->sq.db->consumer, 0);
-	if (!qp->srq)
-		WRITE_ONCE(qp->rq.db->consumer, 0);
+	dray_hw_wq_clear_consumer(&qp->sq);
+	dray_hw_wq_clear_consumer(&qp->rq);
 	dray_hw_engine_lock(hw);
 	dray_xport_init(hw, qp);
 	xa_store(&eng->qps, qpn, qp, GFP_ATOMIC);
@@ -282,9 +351,10 @@ static void qp_reset(struct dray_hw *hw, struct dray_hw_qp *qp)
 	qp->rq.completed = 0;
 	qp->rq.posted = 0;
 	qp->srq_last_wqe = false;
-	WRITE_ONCE(qp->sq.db->consumer, 0);
-	if (!qp->srq)
-		WRITE_ONCE(qp->rq.db->consumer, 0);
+	qp->xrc_srqn = 0;
+	qp->xrc_serial = 0;
+	dray_hw_wq_clear_consumer(&qp->sq);
+	dray_hw_wq_clear_consumer(&qp->rq);
 	qp->deadline = 0;
 	qp->sq_draining = false;
 	qp->err_pending = false;

@@ -13,7 +13,7 @@
 #include "dev_qp_fsm.h"
 
 /* QP type classes of the attribute rules. */
-enum { QPC_RC, QPC_UC, QPC_UD, QPC_GSI, QPC_NUM };
+enum { QPC_RC, QPC_UC, QPC_UD, QPC_GSI, QPC_XI, QPC_XT, QPC_NUM };
 
 #define QPA(x)	DRAY_QP_ATTR_##x
 
@@ -31,7 +31,8 @@ struct qp_transition {
 	u32	opt[QPC_NUM];
 };
 
-#define ALL_CLASSES	(BIT(QPC_RC) | BIT(QPC_UC) | BIT(QPC_UD) | BIT(QPC_GSI))
+#define ALL_CLASSES	(BIT(QPC_RC) | BIT(QPC_UC) | BIT(QPC_UD) | \
+			 BIT(QPC_GSI) | BIT(QPC_XI) | BIT(QPC_XT))
 /* The unreliable services have a send queue error state. */
 #define SQE_CLASSES	(BIT(QPC_UC) | BIT(QPC_UD) | BIT(QPC_GSI))
 
@@ -46,6 +47,12 @@ struct qp_transition {
 #define UC_RTS_OPT	(QPA(CUR_STATE) | QPA(ACCESS_FLAGS))
 #define UC_INIT_ATTRS	(QPA(PKEY_INDEX) | QPA(PORT) | QPA(ACCESS_FLAGS))
 #define DG_RTS_OPT	(QPA(CUR_STATE) | QPA(QKEY))
+/* XRC initiator (XI) and target (XT), as the RDMA core has them. */
+#define XI_RTS_OPT	(QPA(CUR_STATE) | QPA(ACCESS_FLAGS))
+#define XT_RTS_OPT	(QPA(CUR_STATE) | QPA(ACCESS_FLAGS) | \
+			 QPA(MIN_RNR_TIMER))
+#define XRC_RTR_REQ	(QPA(AV) | QPA(PATH_MTU) | QPA(DEST_QPN) | \
+			 QPA(RQ_PSN))
 
 static const struct qp_transition qp_transitions[] = {
 	{ DRAY_QPS_RESET, DRAY_QPS_RESET, ALL_CLASSES },
@@ -55,6 +62,8 @@ static const struct qp_transition qp_transitions[] = {
 		[QPC_UC]  = UC_INIT_ATTRS,
 		[QPC_UD]  = QPA(PKEY_INDEX) | QPA(PORT) | QPA(QKEY),
 		[QPC_GSI] = QPA(PKEY_INDEX) | QPA(QKEY),
+		[QPC_XI]  = UC_INIT_ATTRS,
+		[QPC_XT]  = UC_INIT_ATTRS,
 	  } },
 	{ DRAY_QPS_INIT, DRAY_QPS_INIT, ALL_CLASSES,
 	  .opt = {
@@ -62,6 +71,8 @@ static const struct qp_transition qp_transitions[] = {
 		[QPC_UC]  = UC_INIT_ATTRS,
 		[QPC_UD]  = QPA(PKEY_INDEX) | QPA(PORT) | QPA(QKEY),
 		[QPC_GSI] = QPA(PKEY_INDEX) | QPA(QKEY),
+		[QPC_XI]  = UC_INIT_ATTRS,
+		[QPC_XT]  = UC_INIT_ATTRS,
 	  } },
 	{ DRAY_QPS_INIT, DRAY_QPS_RTR, ALL_CLASSES,
 	  .req = {
@@ -70,12 +81,17 @@ static const struct qp_transition qp_transitions[] = {
 			    QPA(MIN_RNR_TIMER),
 		[QPC_UC]  = QPA(AV) | QPA(PATH_MTU) | QPA(DEST_QPN) |
 			    QPA(RQ_PSN),
+		[QPC_XI]  = XRC_RTR_REQ,
+		[QPC_XT]  = XRC_RTR_REQ | QPA(MAX_DEST_RD_ATOMIC) |
+			    QPA(MIN_RNR_TIMER),
 	  },
 	  .opt = {
 		[QPC_RC]  = QPA(ACCESS_FLAGS) | QPA(PKEY_INDEX),
 		[QPC_UC]  = QPA(ACCESS_FLAGS) | QPA(PKEY_INDEX),
 		[QPC_UD]  = QPA(PKEY_INDEX) | QPA(QKEY),
 		[QPC_GSI] = QPA(PKEY_INDEX) | QPA(QKEY),
+		[QPC_XI]  = QPA(ACCESS_FLAGS) | QPA(PKEY_INDEX),
+		[QPC_XT]  = QPA(ACCESS_FLAGS) | QPA(PKEY_INDEX),
 	  } },
 	{ DRAY_QPS_RTR, DRAY_QPS_RTS, ALL_CLASSES,
 	  .req = {
@@ -84,12 +100,17 @@ static const struct qp_transition qp_transitions[] = {
 		[QPC_UC]  = QPA(SQ_PSN),
 		[QPC_UD]  = QPA(SQ_PSN),
 		[QPC_GSI] = QPA(SQ_PSN),
+		[QPC_XI]  = QPA(TIMEOUT) | QPA(RETRY_CNT) | QPA(RNR_RETRY) |
+			    QPA(SQ_PSN) | QPA(MAX_QP_RD_ATOMIC),
+		[QPC_XT]  = QPA(TIMEOUT) | QPA(SQ_PSN),
 	  },
 	  .opt = {
 		[QPC_RC]  = RC_RTS_OPT,
 		[QPC_UC]  = UC_RTS_OPT,
 		[QPC_UD]  = DG_RTS_OPT,
 		[QPC_GSI] = DG_RTS_OPT,
+		[QPC_XI]  = XI_RTS_OPT,
+		[QPC_XT]  = XT_RTS_OPT,
 	  } },
 	{ DRAY_QPS_RTS, DRAY_QPS_RTS, ALL_CLASSES,
 	  .opt = {
@@ -97,6 +118,8 @@ static const struct qp_transition qp_transitions[] = {
 		[QPC_UC]  = UC_RTS_OPT,
 		[QPC_UD]  = DG_RTS_OPT,
 		[QPC_GSI] = DG_RTS_OPT,
+		[QPC_XI]  = XI_RTS_OPT,
+		[QPC_XT]  = XT_RTS_OPT,
 	  } },
 	{ DRAY_QPS_RTS, DRAY_QPS_SQD, ALL_CLASSES,
 	  .opt = {
@@ -104,6 +127,8 @@ static const struct qp_transition qp_transitions[] = {
 		[QPC_UC]  = QPA(EN_SQD_ASYNC_NOTIFY),
 		[QPC_UD]  = QPA(EN_SQD_ASYNC_NOTIFY),
 		[QPC_GSI] = QPA(EN_SQD_ASYNC_NOTIFY),
+		[QPC_XI]  = QPA(EN_SQD_ASYNC_NOTIFY),
+		[QPC_XT]  = QPA(EN_SQD_ASYNC_NOTIFY),
 	  } },
 	{ DRAY_QPS_SQD, DRAY_QPS_RTS, ALL_CLASSES,
 	  .opt = {
@@ -111,6 +136,8 @@ static const struct qp_transition qp_transitions[] = {
 		[QPC_UC]  = UC_RTS_OPT,
 		[QPC_UD]  = DG_RTS_OPT,
 		[QPC_GSI] = DG_RTS_OPT,
+		[QPC_XI]  = XI_RTS_OPT,
+		[QPC_XT]  = XT_RTS_OPT,
 	  } },
 	{ DRAY_QPS_SQD, DRAY_QPS_SQD, ALL_CLASSES,
 	  .opt = {
@@ -118,6 +145,13 @@ static const struct qp_transition qp_transitions[] = {
 		[QPC_UC]  = QPA(AV) | QPA(ACCESS_FLAGS) | QPA(PKEY_INDEX),
 		[QPC_UD]  = QPA(PKEY_INDEX) | QPA(QKEY),
 		[QPC_GSI] = QPA(PKEY_INDEX) | QPA(QKEY),
+		[QPC_XI]  = QPA(PORT) | QPA(AV) | QPA(TIMEOUT) |
+			    QPA(RETRY_CNT) | QPA(RNR_RETRY) |
+			    QPA(MAX_QP_RD_ATOMIC) | QPA(ACCESS_FLAGS) |
+			    QPA(PKEY_INDEX),
+		[QPC_XT]  = QPA(PORT) | QPA(AV) | QPA(TIMEOUT) |
+			    QPA(MAX_DEST_RD_ATOMIC) | QPA(ACCESS_FLAGS) |
+			    QPA(PKEY_INDEX) | QPA(MIN_RNR_TIMER),
 	  } },
 	/* Only the unreliable services have a send queue error state. */
 	{ DRAY_QPS_SQE, DRAY_QPS_RTS, SQE_CLASSES,
@@ -159,6 +193,10 @@ static int qp_class(u8 type)
 		return QPC_UD;
 	case DRAY_QPT_GSI:
 		return QPC_GSI;
+	case DRAY_QPT_XRC_INI:
+		return QPC_XI;
+	case DRAY_QPT_XRC_TGT:
+		return QPC_XT;
 	default:
 		return QPC_RC;
 	}

@@ -292,7 +292,7 @@ static u8 req_local(struct dray_hw *hw, struct dray_hw_qp *qp, u8 *verr)
 			       le32_to_cpu(h->u.bind.mw_key), *verr);
 		return *verr ? DRAY_CQE_ST_MW_BIND_ERR : DRAY_CQE_ST_SUCCESS;
 	default:
-		*verr = dray_hw_key_invalidate(hw, qp,
+		*verr = dray_hw_key_invalidate(hw, qp->pdn, qp,
 					       le32_to_cpu(h->u.inv.rkey),
 					       false);
 		break;
@@ -454,6 +454,8 @@ static u32 req_build(struct dray_hw_qp *qp, struct dray_xp_swqe *m, u32 n,
 	pkt->pkey = DRAY_PKEY_DEFAULT;
 	pkt->qpn = qp->dest_qpn;
 	pkt->psn = rq->psn;
+	/* XRC: every request names the peer's XRC SRQ (its XRCETH). */
+	pkt->xrc_srqn = le32_to_cpu(h->xrc_srqn) & DRAY_XRC_SRQN_MASK;
 	*last = true;
 
 	switch (m->opcode) {
@@ -498,8 +500,6 @@ static u32 req_build(struct dray_hw_qp *qp, struct dray_xp_swqe *m, u32 n,
 	default:
 		pos = dray_wire_pos(n, m->npkts);
 		pkt->opcode = dray_wire_req_opcode(m->opcode, pos);
-		if (dray_xp_uc(qp))
-			pkt->opcode |= DRAY_OP_UC;
 		*last = pos & DRAY_OPF_END;
 		if ((pos & DRAY_OPF_START) &&
 		    (dray_opcodes[pkt->opcode].flags & DRAY_OPF_RETH)) {

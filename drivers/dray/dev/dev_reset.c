@@ -5,7 +5,8 @@
  * completion, and the host owns all the memory it gave the device again.
  *
  * Order: QPs first (they point at CQs, PDs and UARs; a QP reset stops
- * every pass from touching its queues), then SRQs, AHs, CQs, MRs, PDs; then the
+ * every pass from touching its queues), then SRQs, XRC domains, AHs, CQs,
+ * MRs, PDs; then the
  * event queues, GIDs and UARs. Each object file sweeps its own table
  * (dray_hw_*s_destroy()), under engine.admin_lock, unpublishing under
  * engine.lock as its DESTROY command does.
@@ -29,6 +30,7 @@ void dray_hw_reset_objects(struct dray_hw *hw)
 	dray_hw_qps_destroy(hw);
 	dray_hw_mcast_reset(hw);
 	dray_hw_srqs_destroy(hw);
+	dray_hw_xrcds_destroy(hw);
 	dray_hw_ahs_destroy(hw);
 	dray_hw_cqs_destroy(hw);
 	dray_hw_mrs_destroy(hw);

@@ -17,6 +17,12 @@
  * last packet of a message; any ACK or NAK waits for READ responses that
  * precede it.
  *
+ * An XRC target QP (annex A14) is an RC responder that belongs to no PD
+ * and has no receive queue: every request names, in its XRCETH, an XRC
+ * SRQ of the QP's XRC domain (else an invalid request), whose PD checks
+ * the request's R_Key and whose WQEs a SEND or WRITE with immediate
+ * takes; the completion goes to that SRQ's CQ.
+ *
  * UC (9.8) takes the same path without acknowledgments: a PSN other than
  * the ePSN drops the message in progress, and the first packet of a new
  * message is taken whatever its PSN; a request that RC would NAK (invalid
@@ -30,6 +36,7 @@
 #include "dev_xport_int.h"
 
 enum resp_state {
+	RESP_CHECK_XRC,
 	RESP_CHECK_PSN,
 	RESP_DUPLICATE,
 	RESP_CHECK_OP_SEQ,
@@ -59,6 +66,7 @@ enum resp_state {
 };
 
 static const char * const resp_state_name[RESP_NSTATES] = {
+	[RESP_CHECK_XRC]	= "CHECK_XRC",
 	[RESP_CHECK_PSN]	= "CHECK_PSN",
 	[RESP_DUPLICATE]	= "DUPLICATE",
 	[RESP_CHECK_OP_SEQ]	= "CHECK_OP_SEQ",
@@ -92,6 +100,8 @@ struct resp_ctx {
 	struct dray_hw_qp	*qp;
 	struct dray_xp_rxpkt	*rx;
 	u32			f;	/* DRAY_OPF_* of the opcode */
+	u32			pdn;	/* the PD of the memory named */
+	struct dray_hw_srq	*srq;	/* XRC: the SRQ the XRCETH names */
 	struct dray_xp_res	*res;	/* READ/atomic: its resource */
 	struct dray_hw_mr	*mr;	/* WRITE/atomic: the checked MR */
 	u64			va;	/* WRITE: where this packet goes */
@@ -143,6 +153,29 @@ static void resp_uc_abandon(struct dray_xp_resp *rs)
 {
 	rs->in_msg = false;
 	rs->rcv_off = 0;
+}
+
+/*
+ * Annex A14: an XRC target places a request through the XRC SRQ its
+ * XRCETH names, which must be one of the QP's domain (else an invalid
+ * request, class C); the PD of that SRQ is the request's. Any other QP:
+ * its own PD.
+ */
+static enum resp_state resp_check_xrc(struct resp_ctx *c)
+{
+	struct dray_hw_qp *qp = c->qp;
+
+	c->pdn = qp->pdn;
+	if (qp->type != DRAY_QPT_XRC_TGT)
+		return RESP_CHECK_PSN;
+	c->srq = dray_hw_srq_find_xrc(c->hw, c->rx->hdr.xrc_srqn, qp->xrcdn);
+	if (!c->srq) {
+		xp_dbg(c->hw, qp, "XRCETH names SRQ %u, not one of XRC domain %u\n",
+		       c->rx->hdr.xrc_srqn, qp->xrcdn);
+		return RESP_ERR_INV_REQ;
+	}
+	c->pdn = c->srq->pdn;
+	return RESP_CHECK_PSN;
 }
 
 /*
@@ -238,11 +271,20 @@ static enum resp_state resp_check_resource(struct resp_ctx *c)
 			return RESP_ERR_INV_REQ;
 		return RESP_CHECK_LENGTH;
 	}
+	/* XRC: a SEND goes on in the SRQ whose WQE it took. */
+	if (rs->rwqe_valid && c->srq &&
+	    (c->qp->xrc_srqn != c->srq->srqn ||
+	     c->qp->xrc_serial != c->srq->serial))
+		return RESP_ERR_INV_REQ;
 	if (((c->f & DRAY_OPF_SEND) && (c->f & DRAY_OPF_START)) ||
 	    ((c->f & DRAY_OPF_WRITE) && (c->f & DRAY_OPF_IMM))) {
 		if (rs->rwqe_valid)
 			return RESP_CHECK_LENGTH;
-		ret = dray_hw_rq_fetch(c->hw, c->qp, &rs->rwqe);
+		if (c->srq)
+			ret = dray_hw_rq_fetch_xrc(c->hw, c->qp, c->srq,
+						   &rs->rwqe);
+		else
+			ret = dray_hw_rq_fetch(c->hw, c->qp, &rs->rwqe);
 		if (ret == -ENOENT)
 			return RESP_NAK_RNR;
 		if (ret) {
@@ -324,7 +366,7 @@ static enum resp_state resp_check_word(struct resp_ctx *c, u8 access,
 
 	if (va & (sizeof(u64) - 1))
 		return RESP_ERR_INV_REQ;
-	if (dray_hw_rkey_check(c->hw, h->rkey, c->qp, access, &va,
+	if (dray_hw_rkey_check(c->hw, h->rkey, c->pdn, c->qp, access, &va,
 			       sizeof(u64), &c->mr))
 		return RESP_ERR_ACCESS;
 	/* A window keeps 8-byte alignment only if its base has it. */
@@ -349,7 +391,7 @@ static enum resp_state resp_check_rkey(struct resp_ctx *c)
 
 	if (c->f & DRAY_OPF_WRITE) {
 		len = (c->f & DRAY_OPF_START) ? c->resid : c->rx->pay_len;
-		if (len && dray_hw_rkey_check(c->hw, c->rkey, qp,
+		if (len && dray_hw_rkey_check(c->hw, c->rkey, c->pdn, qp,
 					      DRAY_ACCESS_REMOTE_WRITE, &va,
 					      len, &c->mr))
 			return RESP_ERR_ACCESS;
@@ -358,8 +400,8 @@ static enum resp_state resp_check_rkey(struct resp_ctx *c)
 	}
 	if (c->f & DRAY_OPF_READ) {
 		va = h->va;
-		if (h->dma_len && dray_hw_rkey_check(c->hw, h->rkey, qp,
-						     DRAY_ACCESS_REMOTE_READ,
+		if (h->dma_len && dray_hw_rkey_check(c->hw, h->rkey, c->pdn,
+						     qp, DRAY_ACCESS_REMOTE_READ,
 						     &va, h->dma_len, &c->mr))
 			return RESP_ERR_ACCESS;
 		return RESP_READ;
@@ -380,7 +422,7 @@ static enum resp_state resp_check_rkey(struct resp_ctx *c)
 			return RESP_ERR_ACCESS;
 		va = h->va;
 		len = h->flush_level == DRAY_FLUSH_LEVEL_MR ? 0 : h->dma_len;
-		if (dray_hw_rkey_check(c->hw, h->rkey, qp,
+		if (dray_hw_rkey_check(c->hw, h->rkey, c->pdn, qp,
 				       DRAY_ACCESS_FLUSH_GLOBAL, &va, len,
 				       &c->mr))
 			return RESP_ERR_ACCESS;
@@ -435,7 +477,7 @@ static enum resp_state resp_invalidate(struct resp_ctx *c)
 	u32 rkey = c->rx->hdr.rkey;
 	u8 verr;
 
-	verr = dray_hw_key_invalidate(c->hw, c->qp, rkey, true);
+	verr = dray_hw_key_invalidate(c->hw, c->pdn, c->qp, rkey, true);
 	if (verr) {
 		xp_dbg(c->hw, c->qp, "remote invalidation of %#x refused, detail %#x\n",
 		       rkey, verr);
@@ -464,6 +506,7 @@ static struct dray_xp_res *resp_res_take(struct resp_ctx *c, u8 type,
 	r->last_psn = dray_psn_add(h->psn, npkts - 1);
 	r->va = h->va;
 	r->rkey = h->rkey;
+	r->pdn = c->pdn;
 	r->tx_psn = h->psn;
 	r->pending = true;
 	rs->res_pending++;
@@ -493,7 +536,7 @@ static enum resp_state resp_read(struct resp_ctx *c)
 static enum resp_state resp_atomic(struct resp_ctx *c)
 {
 	const struct dray_pkt *h = &c->rx->hdr;
-	bool cmp_swap = h->opcode == DRAY_OP_CMP_SWAP;
+	bool cmp_swap = dray_wire_op(h->opcode) == DRAY_OP_CMP_SWAP;
 	struct dray_xp_res *r;
 
 	r = resp_res_take(c, DRAY_XP_RES_ATOMIC, 1);
@@ -701,7 +744,8 @@ static enum resp_state resp_duplicate(struct resp_ctx *c)
 		if (dray_psn_cmp(h->psn, r->tx_psn) < 0)
 			return RESP_DROP;
 		if (r->type != DRAY_XP_RES_READ ||
-		    r->opcode != DRAY_OP_READ_REQUEST || h->rkey != r->rkey ||
+		    dray_wire_op(r->opcode) != DRAY_OP_READ_REQUEST ||
+		    h->rkey != r->rkey || r->pdn != c->pdn ||
 		    h->va < r->va || h->va - r->va > r->length ||
 		    h->dma_len > r->length - (h->va - r->va))
 			return RESP_DROP;
@@ -715,8 +759,8 @@ static enum resp_state resp_duplicate(struct resp_ctx *c)
 			return RESP_DROP;
 		u64 va = h->va;
 
-		if (h->dma_len && dray_hw_rkey_check(c->hw, h->rkey, qp,
-						     DRAY_ACCESS_REMOTE_READ,
+		if (h->dma_len && dray_hw_rkey_check(c->hw, h->rkey, c->pdn,
+						     qp, DRAY_ACCESS_REMOTE_READ,
 						     &va, h->dma_len, &c->mr))
 			return RESP_ERR_ACCESS;
 		r->tx_psn = h->psn;
@@ -876,6 +920,7 @@ static enum resp_state resp_uc_state(enum resp_state s)
 }
 
 static const resp_fn resp_handler[RESP_NSTATES] = {
+	[RESP_CHECK_XRC]	= resp_check_xrc,
 	[RESP_CHECK_PSN]	= resp_check_psn,
 	[RESP_DUPLICATE]	= resp_duplicate,
 	[RESP_CHECK_OP_SEQ]	= resp_check_op_seq,
@@ -945,8 +990,8 @@ static int resp_send_read(struct dray_hw *hw, struct dray_hw_qp *qp,
 	pkt.opcode = dray_wire_read_resp_opcode(pos);
 
 	/* The MR may have gone since the request: NAK in the response. */
-	if (len && dray_hw_rkey_check(hw, r->rkey, qp, DRAY_ACCESS_REMOTE_READ,
-				      &addr, len, &mr))
+	if (len && dray_hw_rkey_check(hw, r->rkey, r->pdn, qp,
+				      DRAY_ACCESS_REMOTE_READ, &addr, len, &mr))
 		return -EACCES;
 	zcopy = len > DRAY_XP_COPYBREAK &&
 		((offset_in_page(addr) + len + PAGE_SIZE - 1) >> PAGE_SHIFT) <
@@ -1083,7 +1128,7 @@ void dray_xp_resp_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
 		.rx = rx,
 		.f = rx->flags,
 	};
-	enum resp_state s = RESP_CHECK_PSN;
+	enum resp_state s = RESP_CHECK_XRC;
 	unsigned int steps = 0;
 
 	if (qp->xp.err)

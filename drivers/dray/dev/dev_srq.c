@@ -12,6 +12,12 @@
  * The limit (MODIFY_SRQ) raises DRAY_EQE_SRQ_LIMIT once when, after a WQE
  * was taken, fewer than limit WQEs are left, and disarms.
  *
+ * An XRC SRQ (IBTA annex A14) has no QPs: it belongs to an XRC domain,
+ * any XRC target QP of that domain takes its WQEs for the requests that
+ * name it, and its completions go to its own CQ. Passes find it by the
+ * number a request carries (dray_hw_srq_find_xrc()), so SRQs are
+ * published and unpublished under engine.lock.
+ *
  * Context: the commands are admin commands (process, under
  * engine.admin_lock, changing what passes see under engine.lock);
  * dray_hw_srq_take() runs in engine passes.
@@ -48,6 +54,16 @@ static int srq_create_params(const struct dray_cmd_create_srq *c,
 	*syndrome = DRAY_AQ_SYN_RESERVED;
 	if (memchr_inv(c->reserved, 0, sizeof(c->reserved)))
 		return DRAY_AQ_STS_BAD_PARAM;
+	*syndrome = DRAY_AQ_SYN_FLAGS;
+	if (c->flags & ~DRAY_SRQ_F_XRC)
+		return DRAY_AQ_STS_BAD_PARAM;
+	/* An XRC SRQ has a domain and a CQ; another SRQ neither. */
+	*syndrome = DRAY_AQ_SYN_XRCDN;
+	if (!(c->flags & DRAY_SRQ_F_XRC) != !c->xrcdn)
+		return DRAY_AQ_STS_BAD_PARAM;
+	*syndrome = DRAY_AQ_SYN_CQN;
+	if (!(c->flags & DRAY_SRQ_F_XRC) && c->cqn)
+		return DRAY_AQ_STS_BAD_PARAM;
 	*syndrome = DRAY_AQ_SYN_LOG_DEPTH;
 	if (c->log_depth > ilog2(DRAY_HW_MAX_SRQ_WR))
 		return DRAY_AQ_STS_BAD_PARAM;
@@ -65,6 +81,46 @@ static void srq_free(struct dray_hw_srq *srq)
 {
 	dray_hw_buf_unmap(&srq->buf);
 	kfree(srq);
+}
+
+/*
+ * Take the PD (and for an XRC SRQ its domain and CQ) a new SRQ uses.
+ * admin_lock held.
+ */
+static int srq_attach(struct dray_hw *hw, struct dray_hw_srq *srq,
+		      const struct dray_cmd_create_srq *c, u32 *syndrome)
+{
+	struct dray_hw_engine *eng = &hw->engine;
+
+	lockdep_assert_held(&eng->admin_lock);
+
+	if (c->flags & DRAY_SRQ_F_XRC) {
+		*syndrome = DRAY_AQ_SYN_CQN;
+		srq->cq = xa_load(&eng->cqs, le32_to_cpu(c->cqn));
+		if (!srq->cq)
+			return DRAY_AQ_STS_NOT_FOUND;
+	}
+	*syndrome = DRAY_AQ_SYN_PDN;
+	if (!xa_load(&eng->pds, srq->pdn))
+		return DRAY_AQ_STS_NOT_FOUND;
+	srq->xrcdn = le32_to_cpu(c->xrcdn);
+	*syndrome = DRAY_AQ_SYN_XRCDN;
+	if (srq->xrcdn && !dray_hw_xrcd_get(hw, srq->xrcdn))
+		return DRAY_AQ_STS_NOT_FOUND;
+
+	dray_hw_pd_get(hw, srq->pdn);
+	if (srq->cq)
+		srq->cq->users++;
+	return DRAY_AQ_STS_OK;
+}
+
+static void srq_detach(struct dray_hw *hw, struct dray_hw_srq *srq)
+{
+	dray_hw_pd_put(hw, srq->pdn);
+	if (srq->xrcdn)
+		dray_hw_xrcd_put(hw, srq->xrcdn);
+	if (srq->cq)
+		srq->cq->users--;
 }
 
 void dray_hw_cmd_create_srq(struct dray_hw *hw, const struct dray_aq_entry *e,
@@ -102,21 +158,24 @@ void dray_hw_cmd_create_srq(struct dray_hw *hw, const struct dray_aq_entry *e,
 	WRITE_ONCE(srq->db->consumer, 0);
 
 	mutex_lock(&eng->admin_lock);
-	if (!dray_hw_pd_get(hw, srq->pdn)) {
-		status = DRAY_AQ_STS_NOT_FOUND;
-		syndrome = DRAY_AQ_SYN_PDN;
+	status = srq_attach(hw, srq, c, &syndrome);
+	if (status)
 		goto unlock;
-	}
-	ret = xa_alloc_cyclic(&eng->srqs, &srqn, srq,
+	/* Reserve the number; published below, under engine.lock. */
+	ret = xa_alloc_cyclic(&eng->srqs, &srqn, NULL,
 			      XA_LIMIT(1, DRAY_HW_MAX_SRQ), &eng->srqn_next,
 			      GFP_KERNEL);
 	if (ret < 0) {
-		dray_hw_pd_put(hw, srq->pdn);
+		srq_detach(hw, srq);
 		status = dray_aq_alloc_status(ret);
 		syndrome = DRAY_AQ_SYN_NONE;
 		goto unlock;
 	}
 	srq->srqn = srqn;
+	srq->serial = ++eng->srq_serial;
+	dray_hw_engine_lock(hw);
+	xa_store(&eng->srqs, srqn, srq, GFP_ATOMIC);
+	dray_hw_engine_unlock(hw);
 	mutex_unlock(&eng->admin_lock);
 	res->result = srqn;
 	return;
@@ -196,14 +255,19 @@ void dray_hw_cmd_destroy_srq(struct dray_hw *hw, const struct dray_aq_entry *e,
 		dray_aq_fail(res, DRAY_AQ_STS_NOT_FOUND, DRAY_AQ_SYN_SRQN);
 		return;
 	}
-	/* Passes reach an SRQ only through its QPs: none is left. */
+	/*
+	 * No QP is on it. An XRC target QP holding one of its WQEs finds
+	 * it gone by its serial (dray_hw_srq_find()) and drops that WQE.
+	 */
 	if (srq->users) {
 		mutex_unlock(&eng->admin_lock);
 		dray_aq_fail(res, DRAY_AQ_STS_BUSY, DRAY_AQ_SYN_SRQN);
 		return;
 	}
+	dray_hw_engine_lock(hw);
 	xa_erase(&eng->srqs, srqn);
-	dray_hw_pd_put(hw, srq->pdn);
+	dray_hw_engine_unlock(hw);
+	srq_detach(hw, srq);
 	mutex_unlock(&eng->admin_lock);
 	srq_free(srq);
 }
@@ -216,8 +280,10 @@ void dray_hw_srqs_destroy(struct dray_hw *hw)
 
 	lockdep_assert_held(&hw->engine.admin_lock);
 	xa_for_each(&hw->engine.srqs, index, srq) {
+		dray_hw_engine_lock(hw);
 		xa_erase(&hw->engine.srqs, index);
-		dray_hw_pd_put(hw, srq->pdn);
+		dray_hw_engine_unlock(hw);
+		srq_detach(hw, srq);
 		srq_free(srq);
 	}
 }
@@ -228,9 +294,32 @@ struct dray_hw_srq *dray_hw_srq_get(struct dray_hw *hw, u32 srqn)
 
 	lockdep_assert_held(&hw->engine.admin_lock);
 	srq = xa_load(&hw->engine.srqs, srqn);
+	/* QPs go on ordinary SRQs; XRC SRQs are named by requests. */
+	if (srq && srq->xrcdn)
+		return NULL;
 	if (srq)
 		srq->users++;
 	return srq;
+}
+
+struct dray_hw_srq *dray_hw_srq_find_xrc(struct dray_hw *hw, u32 srqn,
+					 u32 xrcdn)
+{
+	struct dray_hw_srq *srq;
+
+	lockdep_assert_held(&hw->engine.lock);
+	srq = xa_load(&hw->engine.srqs, srqn);
+	return srq && xrcdn && srq->xrcdn == xrcdn ? srq : NULL;
+}
+
+struct dray_hw_srq *dray_hw_srq_find(struct dray_hw *hw, u32 srqn,
+				     u64 serial)
+{
+	struct dray_hw_srq *srq;
+
+	lockdep_assert_held(&hw->engine.lock);
+	srq = xa_load(&hw->engine.srqs, srqn);
+	return srq && srq->serial == serial ? srq : NULL;
 }
 
 void dray_hw_srq_put(struct dray_hw *hw, struct dray_hw_srq *srq)

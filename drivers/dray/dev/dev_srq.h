@@ -36,4 +36,14 @@ int dray_hw_srq_take(struct dray_hw *hw, struct dray_hw_srq *srq,
 struct dray_hw_srq *dray_hw_srq_get(struct dray_hw *hw, u32 srqn);
 void dray_hw_srq_put(struct dray_hw *hw, struct dray_hw_srq *srq);
 
+/*
+ * For passes (engine.lock held): the XRC SRQ @srqn of XRC domain @xrcdn
+ * (NULL: none, not an XRC SRQ, or of another domain); the SRQ @srqn if it
+ * is still the one made with @serial (NULL: destroyed since).
+ */
+struct dray_hw_srq *dray_hw_srq_find_xrc(struct dray_hw *hw, u32 srqn,
+					 u32 xrcdn);
+struct dray_hw_srq *dray_hw_srq_find(struct dray_hw *hw, u32 srqn,
+				     u64 serial);
+
 #endif /* DRAY_DEV_SRQ_H */

@@ -21,6 +21,14 @@
 #define OP_UC_SEND	(DRAY_OPF_UC | DRAY_OPF_REQ | DRAY_OPF_SEND | DRAY_OPF_PAYLOAD)
 #define OP_UC_WRITE	(DRAY_OPF_UC | DRAY_OPF_REQ | DRAY_OPF_WRITE | DRAY_OPF_PAYLOAD)
 #define UC(op)		(DRAY_OP_UC | DRAY_OP_##op)
+#define OP_XRC_REQ	(DRAY_OPF_XRC | DRAY_OPF_REQ | DRAY_OPF_XRCETH)
+#define OP_XRC_SEND	(OP_XRC_REQ | DRAY_OPF_SEND | DRAY_OPF_PAYLOAD)
+#define OP_XRC_WRITE	(OP_XRC_REQ | DRAY_OPF_WRITE | DRAY_OPF_PAYLOAD)
+#define OP_XRC_RRESP	(DRAY_OPF_XRC | DRAY_OPF_RESP | DRAY_OPF_READ | \
+			 DRAY_OPF_PAYLOAD)
+#define OP_XRC_ATOMIC	(OP_XRC_REQ | DRAY_OPF_ATOMIC | DRAY_OPF_ATMETH | \
+			 DRAY_OPF_START | DRAY_OPF_END)
+#define XRC(op)		(DRAY_OP_XRC | DRAY_OP_##op)
 
 const struct dray_opcode_info dray_opcodes[256] = {
 	[DRAY_OP_SEND_FIRST] = {
@@ -124,6 +132,71 @@ const struct dray_opcode_info dray_opcodes[256] = {
 	[UC(WRITE_ONLY_IMM)] = {
 		"UC RDMA WRITE Only with Immediate",
 		OP_UC_WRITE | OP_ONLY | DRAY_OPF_RETH | DRAY_OPF_IMM },
+	/*
+	 * XRC (IBTA annex A14): RC's operations, each request with an
+	 * XRCETH after the BTH; the responses as RC's, with XRC opcodes.
+	 */
+	[XRC(SEND_FIRST)] = {
+		"XRC SEND First", OP_XRC_SEND | DRAY_OPF_START },
+	[XRC(SEND_MIDDLE)] = {
+		"XRC SEND Middle", OP_XRC_SEND },
+	[XRC(SEND_LAST)] = {
+		"XRC SEND Last", OP_XRC_SEND | DRAY_OPF_END },
+	[XRC(SEND_LAST_IMM)] = {
+		"XRC SEND Last with Immediate",
+		OP_XRC_SEND | DRAY_OPF_END | DRAY_OPF_IMM },
+	[XRC(SEND_ONLY)] = {
+		"XRC SEND Only", OP_XRC_SEND | OP_ONLY },
+	[XRC(SEND_ONLY_IMM)] = {
+		"XRC SEND Only with Immediate",
+		OP_XRC_SEND | OP_ONLY | DRAY_OPF_IMM },
+	[XRC(WRITE_FIRST)] = {
+		"XRC RDMA WRITE First",
+		OP_XRC_WRITE | DRAY_OPF_START | DRAY_OPF_RETH },
+	[XRC(WRITE_MIDDLE)] = {
+		"XRC RDMA WRITE Middle", OP_XRC_WRITE },
+	[XRC(WRITE_LAST)] = {
+		"XRC RDMA WRITE Last", OP_XRC_WRITE | DRAY_OPF_END },
+	[XRC(WRITE_LAST_IMM)] = {
+		"XRC RDMA WRITE Last with Immediate",
+		OP_XRC_WRITE | DRAY_OPF_END | DRAY_OPF_IMM },
+	[XRC(WRITE_ONLY)] = {
+		"XRC RDMA WRITE Only", OP_XRC_WRITE | OP_ONLY | DRAY_OPF_RETH },
+	[XRC(WRITE_ONLY_IMM)] = {
+		"XRC RDMA WRITE Only with Immediate",
+		OP_XRC_WRITE | OP_ONLY | DRAY_OPF_RETH | DRAY_OPF_IMM },
+	[XRC(READ_REQUEST)] = {
+		"XRC RDMA READ Request",
+		OP_XRC_REQ | DRAY_OPF_READ | OP_ONLY | DRAY_OPF_RETH },
+	[XRC(READ_RESP_FIRST)] = {
+		"XRC RDMA READ response First",
+		OP_XRC_RRESP | DRAY_OPF_START | DRAY_OPF_AETH },
+	[XRC(READ_RESP_MIDDLE)] = {
+		"XRC RDMA READ response Middle", OP_XRC_RRESP },
+	[XRC(READ_RESP_LAST)] = {
+		"XRC RDMA READ response Last",
+		OP_XRC_RRESP | DRAY_OPF_END | DRAY_OPF_AETH },
+	[XRC(READ_RESP_ONLY)] = {
+		"XRC RDMA READ response Only",
+		OP_XRC_RRESP | OP_ONLY | DRAY_OPF_AETH },
+	[XRC(ACK)] = {
+		"XRC Acknowledge",
+		DRAY_OPF_XRC | DRAY_OPF_RESP | DRAY_OPF_ACK | OP_ONLY |
+		DRAY_OPF_AETH },
+	[XRC(ATOMIC_ACK)] = {
+		"XRC ATOMIC Acknowledge",
+		DRAY_OPF_XRC | DRAY_OPF_RESP | DRAY_OPF_ATOMIC | OP_ONLY |
+		DRAY_OPF_AETH | DRAY_OPF_ATMACK },
+	[XRC(CMP_SWAP)] = {
+		"XRC CmpSwap", OP_XRC_ATOMIC },
+	[XRC(FETCH_ADD)] = {
+		"XRC FetchAdd", OP_XRC_ATOMIC },
+	[XRC(SEND_LAST_INV)] = {
+		"XRC SEND Last with Invalidate",
+		OP_XRC_SEND | DRAY_OPF_END | DRAY_OPF_IETH },
+	[XRC(SEND_ONLY_INV)] = {
+		"XRC SEND Only with Invalidate",
+		OP_XRC_SEND | OP_ONLY | DRAY_OPF_IETH },
 	[DRAY_OP_UD_SEND_ONLY] = {
 		"UD SEND Only",
 		DRAY_OPF_UD | DRAY_OPF_REQ | DRAY_OPF_SEND | DRAY_OPF_PAYLOAD |
@@ -170,6 +243,12 @@ u32 dray_wire_build(const struct dray_pkt *pkt, void *buf)
 
 		h->qkey = cpu_to_be32(pkt->qkey);
 		h->sqpn = cpu_to_be32(pkt->src_qpn & DRAY_QPN_MASK);
+		p += sizeof(*h);
+	}
+	if (f & DRAY_OPF_XRCETH) {
+		struct dray_xrceth *h = (struct dray_xrceth *)p;
+
+		h->srqn = cpu_to_be32(pkt->xrc_srqn & DRAY_XRC_SRQN_MASK);
 		p += sizeof(*h);
 	}
 	if (f & DRAY_OPF_FETH) {
@@ -259,6 +338,12 @@ int dray_wire_parse(const void *buf, u32 len, struct dray_pkt *pkt)
 
 		pkt->qkey = be32_to_cpu(h->qkey);
 		pkt->src_qpn = be32_to_cpu(h->sqpn) & DRAY_QPN_MASK;
+		p += sizeof(*h);
+	}
+	if (f & DRAY_OPF_XRCETH) {
+		const struct dray_xrceth *h = (const struct dray_xrceth *)p;
+
+		pkt->xrc_srqn = be32_to_cpu(h->srqn) & DRAY_XRC_SRQN_MASK;
 		p += sizeof(*h);
 	}
 	if (f & DRAY_OPF_FETH) {

@@ -120,7 +120,18 @@ struct dray_deth {
 	__be32	sqpn;		/* [23:0] source QP */
 } __packed;
 
+/*
+ * XRC extended transport header (IBTA annex A14): in every XRC request,
+ * right after the BTH: the responder's XRC SRQ that receives it.
+ */
+struct dray_xrceth {
+	__be32	srqn;		/* [31:24] reserved, [23:0] XRC SRQ number */
+} __packed;
+
+#define DRAY_XRC_SRQN_MASK	0x00ffffffU
+
 static_assert(sizeof(struct dray_bth) == 12, "BTH size");
+static_assert(sizeof(struct dray_xrceth) == 4, "XRCETH size");
 static_assert(sizeof(struct dray_reth) == 16, "RETH size");
 static_assert(sizeof(struct dray_aeth) == 4, "AETH size");
 static_assert(sizeof(struct dray_atmeth) == 28, "AtomicETH size");
@@ -131,14 +142,15 @@ static_assert(sizeof(struct dray_deth) == 8, "DETH size");
 static_assert(sizeof(struct dray_feth) == 4, "FETH size");
 
 #define DRAY_ICRC_BYTES		4
-/* Largest BTH plus extended headers of any opcode (CmpSwap: 12 + 28). */
-#define DRAY_HDR_MAX		40
+/* Largest BTH plus extended headers of any opcode (XRC CmpSwap: 12 + 4 + 28). */
+#define DRAY_HDR_MAX		44
 
 /* --- opcodes ------------------------------------------------------------- */
 
 /*
- * IBTA opcodes: [7:5] transport (000 RC, 001 UC, 011 UD), [4:0] operation.
- * A UC opcode is the RC opcode of the same operation plus DRAY_OP_UC.
+ * IBTA opcodes: [7:5] transport (000 RC, 001 UC, 011 UD, 101 XRC), [4:0]
+ * operation. A UC or XRC opcode is the RC opcode of the same operation
+ * plus DRAY_OP_UC or DRAY_OP_XRC (dray_wire_op() takes the operation).
  */
 enum dray_opcode {
 	DRAY_OP_SEND_FIRST		= 0x00,
@@ -169,7 +181,17 @@ enum dray_opcode {
 	DRAY_OP_UC			= 0x20,
 	DRAY_OP_UD_SEND_ONLY		= 0x64,
 	DRAY_OP_UD_SEND_ONLY_IMM	= 0x65,
+	DRAY_OP_XRC			= 0xa0,
 };
+
+#define DRAY_OP_TRANSPORT_MASK	0xe0
+#define DRAY_OP_OPERATION_MASK	0x1f
+
+/* The RC opcode of an RC, UC or XRC opcode's operation. */
+static inline u8 dray_wire_op(u8 opcode)
+{
+	return opcode & DRAY_OP_OPERATION_MASK;
+}
 
 /* What an opcode is and which headers follow its BTH (dray_opcode_info). */
 #define DRAY_OPF_RC		BIT(0)
@@ -195,6 +217,8 @@ enum dray_opcode {
 #define DRAY_OPF_FETH		BIT(20)
 #define DRAY_OPF_FLUSH		BIT(21)	/* FLUSH request */
 #define DRAY_OPF_ATOMIC_WRITE	BIT(22)	/* ATOMIC WRITE request */
+#define DRAY_OPF_XRC		BIT(23)
+#define DRAY_OPF_XRCETH		BIT(24)
 
 struct dray_opcode_info {
 	const char	*name;		/* as IBTA vol. 1 table 38 names it */
@@ -210,6 +234,8 @@ static inline u32 dray_wire_hdr_len(u32 f)
 
 	if (f & DRAY_OPF_DETH)
 		len += sizeof(struct dray_deth);
+	if (f & DRAY_OPF_XRCETH)
+		len += sizeof(struct dray_xrceth);
 	if (f & DRAY_OPF_FETH)
 		len += sizeof(struct dray_feth);
 	if (f & DRAY_OPF_RETH)
@@ -254,6 +280,7 @@ struct dray_pkt {
 	u32	src_qpn;	/* DETH */
 	u8	flush_type;	/* FETH: placement type */
 	u8	flush_level;	/* FETH: selectivity level */
+	u32	xrc_srqn;	/* XRCETH */
 };
 
 /* Write BTH and extended headers; returns the bytes written. */

@@ -80,8 +80,11 @@ bool dray_hw_wq_poll(struct dray_hw *hw, struct dray_hw_qp *qp,
 
 	lockdep_assert_held(&hw->engine.lock);
 
-	/* A QP on an SRQ has no receive doorbell (rq counts WQEs taken). */
-	if (qp->db_broken || (wq == &qp->rq && qp->srq))
+	/*
+	 * A QP on an SRQ or of an XRC type has no receive doorbell (rq
+	 * counts WQEs taken); an XRC target has no send queue.
+	 */
+	if (!dray_hw_wq_exists(wq) || qp->db_broken)
 		return false;
 	pi = le32_to_cpu(READ_ONCE(wq->db->producer));
 	if (pi == wq->posted)
@@ -125,6 +128,11 @@ static bool sq_opcode_valid(u8 type, u8 opcode)
 	switch (type) {
 	case DRAY_QPT_RC:
 		return opcode < DRAY_WQE_OPCODE_MAX;
+	case DRAY_QPT_XRC_INI:
+		/* RC's but IBTA 1.5's and the kernel's REG_MR. */
+		return opcode < DRAY_WQE_OPCODE_MAX &&
+		       opcode != DRAY_WQE_ATOMIC_WRITE &&
+		       opcode != DRAY_WQE_FLUSH && opcode != DRAY_WQE_REG_MR;
 	case DRAY_QPT_UC:
 		/* No READ, atomics or SEND with invalidate on UC. */
 		return opcode == DRAY_WQE_SEND || opcode == DRAY_WQE_SEND_IMM ||
@@ -370,13 +378,13 @@ bool dray_hw_sq_publish(struct dray_hw *hw, struct dray_hw_qp *qp)
 }
 
 /*
- * A QP on an SRQ: take the SRQ's next WQE. rq counts the WQEs this QP
- * took (posted = fetched), so completion stays in order per QP; the
- * transport holds at most one taken WQE at a time, whose tag is kept
- * for a flush.
+ * A QP on an SRQ (or an XRC target, on the XRC SRQ a request names):
+ * take the SRQ's next WQE. rq counts the WQEs this QP took (posted =
+ * fetched), so completion stays in order per QP; the transport holds at
+ * most one taken WQE at a time, whose tag is kept for a flush.
  */
 static int rq_fetch_srq(struct dray_hw *hw, struct dray_hw_qp *qp,
-			struct dray_hw_rwqe *wqe)
+			struct dray_hw_srq *srq, struct dray_hw_rwqe *wqe)
 {
 	struct dray_hw_wq *rq = &qp->rq;
 	int ret;
@@ -385,7 +393,7 @@ static int rq_fetch_srq(struct dray_hw *hw, struct dray_hw_qp *qp,
 		qp_warn_rl(hw, qp, "SRQ WQE taken with one outstanding\n");
 		return -ENOENT;
 	}
-	ret = dray_hw_srq_take(hw, qp->srq, wqe);
+	ret = dray_hw_srq_take(hw, srq, wqe);
 	if (ret == -EIO) {
 		dray_hw_qp_error(hw, qp, DRAY_EQE_QP_FATAL,
 				 DRAY_VERR_SRQ_DOORBELL);
@@ -414,7 +422,9 @@ int dray_hw_rq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp,
 	    qp->state != DRAY_QPS_SQD && qp->state != DRAY_QPS_SQE)
 		return -ENOENT;
 	if (qp->srq)
-		return rq_fetch_srq(hw, qp, wqe);
+		return rq_fetch_srq(hw, qp, qp->srq, wqe);
+	if (!dray_hw_wq_exists(rq))
+		return -ENOENT;
 	if (rq->fetched == rq->posted) {
 		/* Look again: software may have posted since the last pass. */
 		dray_hw_wq_poll(hw, qp, rq);
@@ -538,7 +548,7 @@ void dray_hw_sq_complete(struct dray_hw *hw, struct dray_hw_qp *qp,
 
 	if (status == DRAY_CQE_ST_SUCCESS || status == DRAY_CQE_ST_WR_FLUSH_ERR)
 		return;
-	if (qp->type == DRAY_QPT_RC)
+	if (qp->type == DRAY_QPT_RC || qp->type == DRAY_QPT_XRC_INI)
 		dray_hw_qp_error(hw, qp, 0, vendor_err);
 	else if (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQD)
 		qp_sq_error(hw, qp, vendor_err);
@@ -562,10 +572,48 @@ bool dray_hw_sq_flush(struct dray_hw *hw, struct dray_hw_qp *qp,
 	return qp->state == DRAY_QPS_SQE && qp->sq.completed != qp->sq.posted;
 }
 
+int dray_hw_rq_fetch_xrc(struct dray_hw *hw, struct dray_hw_qp *qp,
+			 struct dray_hw_srq *srq, struct dray_hw_rwqe *wqe)
+{
+	int ret;
+
+	lockdep_assert_held(&hw->engine.lock);
+
+	ret = rq_fetch_srq(hw, qp, srq, wqe);
+	if (ret != -ENOENT && ret != -EIO) {
+		qp->xrc_srqn = srq->srqn;
+		qp->xrc_serial = srq->serial;
+	}
+	return ret;
+}
+
+/*
+ * Where a receive CQE of @qp goes: its receive CQ, or an XRC target's the
+ * CQ of the XRC SRQ of its WQE (NULL if that SRQ was destroyed: the WQE
+ * was nobody's any more). Fills in what names the SRQ WQE.
+ */
+static struct dray_hw_cq *rq_cqe_target(struct dray_hw *hw,
+					struct dray_hw_qp *qp,
+					struct dray_cqe *cqe)
+{
+	struct dray_hw_srq *srq;
+
+	if (qp->srq)
+		cqe->flags |= DRAY_CQE_F_SRQ;
+	if (qp->type != DRAY_QPT_XRC_TGT)
+		return qp->recv_cq;
+	cqe->flags |= DRAY_CQE_F_SRQ;
+	cqe->flags2 |= DRAY_CQE_F2_XRC;
+	cqe->src_qpn = cpu_to_le32(qp->xrc_srqn);
+	srq = dray_hw_srq_find(hw, qp->xrc_srqn, qp->xrc_serial);
+	return srq ? srq->cq : NULL;
+}
+
 void dray_hw_rq_complete(struct dray_hw *hw, struct dray_hw_qp *qp,
 			 const struct dray_hw_rwqe *wqe, struct dray_cqe *cqe)
 {
 	struct dray_hw_wq *rq = &qp->rq;
+	struct dray_hw_cq *cq;
 
 	lockdep_assert_held(&hw->engine.lock);
 
@@ -577,11 +625,12 @@ void dray_hw_rq_complete(struct dray_hw *hw, struct dray_hw_qp *qp,
 	rq->completed++;
 
 	cqe->qpn = cpu_to_le32(qp->qpn);
-	cqe->wqe_index = cpu_to_le32(qp->srq ? wqe->tag : wqe->index);
 	cqe->flags &= ~DRAY_CQE_F_SEND_QUEUE;
-	if (qp->srq)
-		cqe->flags |= DRAY_CQE_F_SRQ;
-	qp_cqe_post(hw, qp, qp->recv_cq, cqe);
+	cq = rq_cqe_target(hw, qp, cqe);
+	cqe->wqe_index = cpu_to_le32(cqe->flags & DRAY_CQE_F_SRQ ? wqe->tag :
+							      wqe->index);
+	if (cq)
+		qp_cqe_post(hw, qp, cq, cqe);
 
 	if (cqe->status != DRAY_CQE_ST_SUCCESS &&
 	    cqe->status != DRAY_CQE_ST_WR_FLUSH_ERR)
@@ -593,28 +642,33 @@ static bool wq_flush(struct dray_hw *hw, struct dray_hw_qp *qp,
 		     struct dray_hw_wq *wq)
 {
 	bool sq = wq == &qp->sq;
-	bool srq = !sq && qp->srq;
+	bool srq = !sq && (qp->srq || qp->type == DRAY_QPT_XRC_TGT);
 	struct dray_cqe cqe = {
 		.qpn	= cpu_to_le32(qp->qpn),
 		.status	= DRAY_CQE_ST_WR_FLUSH_ERR,
-		.flags	= sq ? DRAY_CQE_F_SEND_QUEUE :
-			  srq ? DRAY_CQE_F_SRQ : 0,
+		.flags	= sq ? DRAY_CQE_F_SEND_QUEUE : 0,
 		.opcode	= DRAY_CQE_RECV,
 	};
+	struct dray_hw_cq *cq;
 	bool work = false;
 
 	if (srq) {
 		/* Only the WQE this QP took; the SRQ's others are not its. */
 		if (wq->completed != wq->fetched) {
+			cq = rq_cqe_target(hw, qp, &cqe);
 			cqe.wqe_index = cpu_to_le32(qp->srq_tag);
-			qp_cqe_count(hw, qp, qp->recv_cq, &cqe);
-			dray_hw_cq_post(hw, qp->recv_cq, &cqe);
+			if (cq) {
+				qp_cqe_count(hw, qp, cq, &cqe);
+				dray_hw_cq_post(hw, cq, &cqe);
+			}
 			work = true;
 		}
 		wq->completed = wq->fetched;
 		wq->posted = wq->fetched;
 		return work;
 	}
+	if (!dray_hw_wq_exists(wq))
+		return false;
 
 	/* The transport gave back what it had fetched. */
 	wq->fetched = wq->completed;

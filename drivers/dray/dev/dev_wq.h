@@ -19,6 +19,7 @@ struct dray_hw;
 struct dray_hw_qp;
 struct dray_hw_rwqe;
 struct dray_hw_swqe;
+struct dray_hw_srq;
 struct dray_hw_wq;
 
 /* The QP of @qpn in the QP table, or NULL. */
@@ -53,6 +54,15 @@ int dray_hw_sq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp, u32 index,
 int dray_hw_rq_fetch(struct dray_hw *hw, struct dray_hw_qp *qp,
 		     struct dray_hw_rwqe *wqe);
 /*
+ * An XRC target QP: take the next WQE of XRC SRQ @srq (found by the
+ * request's XRCETH, dray_hw_srq_find_xrc()), as dray_hw_rq_fetch() does
+ * for a QP on an SRQ; the QP remembers the SRQ, whose CQ gets the WQE's
+ * completion (none if the SRQ is destroyed before). -EIO: the SRQ is in
+ * error, the QP is moved to ERR.
+ */
+int dray_hw_rq_fetch_xrc(struct dray_hw *hw, struct dray_hw_qp *qp,
+			 struct dray_hw_srq *srq, struct dray_hw_rwqe *wqe);
+/*
  * Complete SQ WQEs in order (@wqe->index must be sq.completed, and
  * fetched); @status != SUCCESS always writes a CQE, SUCCESS writes one if
  * the WQE is signaled or the QP is SQ_SIG_ALL. An error status other than
@@ -76,7 +86,8 @@ bool dray_hw_sq_flush(struct dray_hw *hw, struct dray_hw_qp *qp,
 /*
  * Complete the RQ WQE @wqe (in order). The transport fills @cqe's
  * opcode, status, vendor_err, byte_len, imm_data, src_qpn and flags
- * (IMM, SOLICITED, ...); qpn and wqe_index are filled here. An error
+ * (IMM, SOLICITED, ...); qpn and wqe_index are filled here, and for an
+ * XRC target the SRQ's number (src_qpn, DRAY_CQE_F2_XRC). An error
  * status moves the QP to ERR as for dray_hw_sq_complete().
  */
 void dray_hw_rq_complete(struct dray_hw *hw, struct dray_hw_qp *qp,

@@ -219,7 +219,8 @@ bool dray_xport_want_run(struct dray_hw_qp *qp)
 
 bool dray_xport_awaiting(const struct dray_hw_qp *qp)
 {
-	return !qp->xp.err && qp->type == DRAY_QPT_RC &&
+	return !qp->xp.err &&
+	       (qp->type == DRAY_QPT_RC || qp->type == DRAY_QPT_XRC_INI) &&
 	       (qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQD) &&
 	       qp->xp.req.una != qp->xp.req.max_psn;
 }
@@ -233,12 +234,24 @@ static bool xp_rx_state_ok(const struct dray_hw_qp *qp)
 	       qp->state == DRAY_QPS_SQD || qp->state == DRAY_QPS_SQE;
 }
 
-/* A request or response of the QP's own service: RC or UC. */
+/*
+ * A request or response of the QP's own service: RC or UC; XRC requests
+ * for a target QP, XRC responses for an initiator.
+ */
 static bool xp_rx_type_ok(const struct dray_hw_qp *qp, u32 flags)
 {
-	if (qp->type == DRAY_QPT_RC)
+	switch (qp->type) {
+	case DRAY_QPT_RC:
 		return flags & DRAY_OPF_RC;
-	return qp->type == DRAY_QPT_UC && (flags & DRAY_OPF_UC);
+	case DRAY_QPT_UC:
+		return flags & DRAY_OPF_UC;
+	case DRAY_QPT_XRC_INI:
+		return (flags & DRAY_OPF_XRC) && (flags & DRAY_OPF_RESP);
+	case DRAY_QPT_XRC_TGT:
+		return (flags & DRAY_OPF_XRC) && (flags & DRAY_OPF_REQ);
+	default:
+		return false;
+	}
 }
 
 /* RC, UC: only the connected peer may talk to the QP (by IP addresses). */
@@ -341,7 +354,8 @@ void dray_xport_rx(struct dray_hw *hw, struct sk_buff *skb)
 		goto malformed;
 	rx.flags = dray_opcodes[rx.hdr.opcode].flags;
 	trail = rx.hdr.pad + DRAY_ICRC_BYTES;
-	if (!(rx.flags & (DRAY_OPF_RC | DRAY_OPF_UC | DRAY_OPF_UD)) ||
+	if (!(rx.flags & (DRAY_OPF_RC | DRAY_OPF_UC | DRAY_OPF_UD |
+			  DRAY_OPF_XRC)) ||
 	    l3.udp_len < hlen + trail)
 		goto malformed;
 	rx.pay_off = l4 + hlen;

@@ -140,6 +140,7 @@ struct dray_xp_res {
 	u32	last_psn;	/* last PSN (READ: of the last response) */
 	u64	va;		/* the request as accepted */
 	u32	rkey;
+	u32	pdn;		/* whose memory the rkey names */
 	u32	length;
 	u64	swap_add;	/* atomic: to tell a true duplicate */
 	u64	compare;

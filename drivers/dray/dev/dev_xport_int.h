@@ -18,6 +18,7 @@
 #include "dev_cq.h"
 #include "dev_mem.h"
 #include "dev_obj.h"
+#include "dev_srq.h"
 #include "dev_wq.h"
 #include "dev_xport.h"
 
@@ -80,6 +81,23 @@ static inline struct dray_xp_swqe *dray_xp_wqe(struct dray_hw_qp *qp,
 static inline bool dray_xp_uc(const struct dray_hw_qp *qp)
 {
 	return qp->type == DRAY_QPT_UC;
+}
+
+/*
+ * XRC runs the RC requester (initiator QPs) and the RC responder (target
+ * QPs), with XRC opcodes and the XRCETH.
+ */
+static inline bool dray_xp_xrc(const struct dray_hw_qp *qp)
+{
+	return qp->type == DRAY_QPT_XRC_INI || qp->type == DRAY_QPT_XRC_TGT;
+}
+
+/* What a QP's packets add to the RC opcode of their operation. */
+static inline u8 dray_xp_op_transport(const struct dray_hw_qp *qp)
+{
+	if (dray_xp_uc(qp))
+		return DRAY_OP_UC;
+	return dray_xp_xrc(qp) ? DRAY_OP_XRC : 0;
 }
 
 static inline u32 dray_xp_mtu(const struct dray_hw_qp *qp)

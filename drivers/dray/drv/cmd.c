@@ -118,6 +118,7 @@ int dray_admin_query_device(struct dray_dev *dev, struct dray_caps *caps)
 	caps->max_counter_sets = le32_to_cpu(c.max_counter_sets);
 	caps->max_mcast_grp = le32_to_cpu(c.max_mcast_grp);
 	caps->max_mcast_qp_attach = le32_to_cpu(c.max_mcast_qp_attach);
+	caps->max_xrcd = le32_to_cpu(c.max_xrcd);
 
 	if (le32_to_cpu(c.num_ports) != 1) {
 		ibdev_err(&dev->ibdev, "device reports %u ports, expected 1\n",
@@ -302,6 +303,16 @@ int dray_admin_destroy_pd(struct dray_dev *dev, u32 pdn)
 	return cmd_destroy(dev, DRAY_CMD_DESTROY_PD, pdn);
 }
 
+int dray_admin_create_xrcd(struct dray_dev *dev, u32 *xrcdn)
+{
+	return cmd_create_bare(dev, DRAY_CMD_CREATE_XRCD, xrcdn);
+}
+
+int dray_admin_destroy_xrcd(struct dray_dev *dev, u32 xrcdn)
+{
+	return cmd_destroy(dev, DRAY_CMD_DESTROY_XRCD, xrcdn);
+}
+
 int dray_admin_create_mr(struct dray_dev *dev, const struct dray_mr_params *p,
 			 u32 *key)
 {
@@ -407,20 +418,24 @@ int dray_admin_resize_cq(struct dray_dev *dev, u32 cqn,
 
 static_assert(offsetof(struct dray_cmd_srq, srqn) == 0);
 
-int dray_admin_create_srq(struct dray_dev *dev, dma_addr_t mtt_addr,
-			  u32 n_pages, u32 pdn, u8 log_depth, u8 log_stride,
-			  u32 *srqn)
+int dray_admin_create_srq(struct dray_dev *dev,
+			  const struct dray_srq_params *p, u32 *srqn)
 {
 	struct dray_cmd_create_srq *c;
 	struct dray_aq_entry e;
 
 	cmd_init(&e, DRAY_CMD_CREATE_SRQ);
 	c = &e.u.create_srq;
-	c->mtt_addr = cpu_to_le64(mtt_addr);
-	c->n_pages = cpu_to_le32(n_pages);
-	c->pdn = cpu_to_le32(pdn);
-	c->log_depth = log_depth;
-	c->log_stride = log_stride;
+	c->mtt_addr = cpu_to_le64(p->mtt_addr);
+	c->n_pages = cpu_to_le32(p->n_pages);
+	c->pdn = cpu_to_le32(p->pdn);
+	c->log_depth = p->log_depth;
+	c->log_stride = p->log_stride;
+	if (p->xrcdn) {
+		c->flags = DRAY_SRQ_F_XRC;
+		c->xrcdn = cpu_to_le32(p->xrcdn);
+		c->cqn = cpu_to_le32(p->cqn);
+	}
 	return cmd_create_result(dev, &e, srqn);
 }
 
@@ -502,6 +517,7 @@ int dray_admin_create_qp(struct dray_dev *dev, const struct dray_qp_params *p,
 	c->rq_mtt = cpu_to_le64(p->rq_mtt);
 	c->rq_n_pages = cpu_to_le32(p->rq_n_pages);
 	c->srqn = cpu_to_le32(p->srqn);
+	c->xrcdn = cpu_to_le32(p->xrcdn);
 
 	ret = cmd_qp(dev, DRAY_CMD_CREATE_QP, 0, &mb, &res);
 	mbox_free(&mb);

@@ -121,6 +121,7 @@ struct dray_caps {
 	u32	max_counter_sets;
 	u32	max_mcast_grp;
 	u32	max_mcast_qp_attach;
+	u32	max_xrcd;
 };
 
 enum {
@@ -177,6 +178,12 @@ struct dray_mmap_entry {
 struct dray_pd {
 	struct ib_pd	ibpd;
 	u32		pdn;
+};
+
+/* An XRC domain (xrc.c). */
+struct dray_xrcd {
+	struct ib_xrcd	ibxrcd;
+	u32		xrcdn;
 };
 
 /*
@@ -374,6 +381,7 @@ struct dray_qp_params {
 	u8		flags;		/* DRAY_QP_F_* */
 	u32		pdn;
 	u32		srqn;		/* DRAY_QP_F_SRQ */
+	u32		xrcdn;		/* XRC target */
 	u32		send_cqn;
 	u32		recv_cqn;
 	u32		uar_index;
@@ -448,6 +456,11 @@ static inline struct dray_cq *to_dcq(struct ib_cq *ibcq)
 static inline struct dray_qp *to_dqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct dray_qp, ibqp);
+}
+
+static inline struct dray_xrcd *to_dxrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct dray_xrcd, ibxrcd);
 }
 
 static inline struct dray_srq *to_dsrq(struct ib_srq *ibsrq)
@@ -578,9 +591,21 @@ int dray_admin_modify_qp(struct dray_dev *dev, u32 qpn,
 int dray_admin_query_qp(struct dray_dev *dev, u32 qpn,
 			struct dray_qp_attr_params *p);
 int dray_admin_destroy_qp(struct dray_dev *dev, u32 qpn);
-int dray_admin_create_srq(struct dray_dev *dev, dma_addr_t mtt_addr,
-			  u32 n_pages, u32 pdn, u8 log_depth, u8 log_stride,
-			  u32 *srqn);
+/* CREATE_SRQ's parameters in CPU order; xrcdn 0: not an XRC SRQ. */
+struct dray_srq_params {
+	dma_addr_t	mtt_addr;
+	u32		n_pages;
+	u32		pdn;
+	u8		log_depth;
+	u8		log_stride;
+	u32		xrcdn;
+	u32		cqn;		/* XRC: where it completes */
+};
+
+int dray_admin_create_srq(struct dray_dev *dev,
+			  const struct dray_srq_params *p, u32 *srqn);
+int dray_admin_create_xrcd(struct dray_dev *dev, u32 *xrcdn);
+int dray_admin_destroy_xrcd(struct dray_dev *dev, u32 xrcdn);
 int dray_admin_modify_srq(struct dray_dev *dev, u32 srqn, u32 limit);
 int dray_admin_query_srq(struct dray_dev *dev, u32 srqn, u32 *limit,
 			 bool *error);
@@ -626,6 +651,12 @@ int dray_udata_resp(struct dray_dev *dev, struct ib_udata *udata,
 /* pd.c */
 int dray_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int dray_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* xrc.c */
+int dray_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int dray_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int dray_xrc_tgt_create(struct dray_dev *dev, struct dray_qp *qp,
+			struct ib_qp_init_attr *ia);
 
 /* mr.c */
 struct ib_mr *dray_get_dma_mr(struct ib_pd *ibpd, int access_flags);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dray driver: queue pairs, reliable connected (RC) and unreliable
- * datagram (UD). UD send WQEs name an address handle by its device
- * number (ah.c, returned to the provider by create_ah).
+ * dray driver: queue pairs, reliable and unreliable connected (RC, UC),
+ * unreliable datagram (UD) and XRC initiators; XRC target QPs are made in
+ * xrc.c. UD send WQEs name an address handle by its device number (ah.c,
+ * returned to the provider by create_ah).
  *
  * A user QP's SQ and RQ rings live in user memory allocated by the
  * provider (a kernel QP's in kernel memory, see kqp.c): each
@@ -205,12 +206,13 @@ int dray_qp_check_init_attr(struct dray_dev *dev,
 	const struct dray_caps *c = &dev->caps;
 
 	/*
-	 * GSI: kernel only (dray_kqp_create()); the core keeps it so. UC:
-	 * user space only (dray_kqp_create() refuses it).
+	 * GSI: kernel only (dray_kqp_create()); the core keeps it so. UC,
+	 * XRC initiators: user space only (dray_kqp_create() refuses them).
 	 */
 	if (ia->qp_type != IB_QPT_RC && ia->qp_type != IB_QPT_UC &&
-	    ia->qp_type != IB_QPT_UD && ia->qp_type != IB_QPT_GSI) {
-		ddev_dbg_rl(dev, "create_qp: type %u not supported (RC, UC, UD, GSI)\n",
+	    ia->qp_type != IB_QPT_UD && ia->qp_type != IB_QPT_GSI &&
+	    ia->qp_type != IB_QPT_XRC_INI) {
+		ddev_dbg_rl(dev, "create_qp: type %u not supported (RC, UC, UD, GSI, XRC)\n",
 			    ia->qp_type);
 		return -EOPNOTSUPP;
 	}
@@ -224,7 +226,9 @@ int dray_qp_check_init_attr(struct dray_dev *dev,
 			    ia->srq->srq_type);
 		return -EOPNOTSUPP;
 	}
-	if (!ia->send_cq || !ia->recv_cq) {
+	/* An XRC initiator sends only: no receive CQ (the core drops it). */
+	if (!ia->send_cq ||
+	    (!ia->recv_cq && ia->qp_type != IB_QPT_XRC_INI)) {
 		ddev_dbg_rl(dev, "create_qp: a QP needs a send and a receive CQ\n");
 		return -EINVAL;
 	}
@@ -249,6 +253,12 @@ int dray_qp_check_init_attr(struct dray_dev *dev,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* A receive queue of its own: neither on an SRQ nor an XRC initiator. */
+static bool dray_qp_has_rq(const struct ib_qp_init_attr *ia)
+{
+	return !ia->srq && ia->qp_type != IB_QPT_XRC_INI;
 }
 
 /* The shape of one work queue, for checking the provider's geometry. */
@@ -319,12 +329,11 @@ static int dray_qp_check_cmd(struct dray_dev *dev,
 	ret = dray_wq_check(dev, &sq);
 	if (ret)
 		return ret;
-	if (!ia->srq)
+	if (dray_qp_has_rq(ia))
 		return dray_wq_check(dev, &rq);
-	/* On an SRQ: no receive queue. */
 	if (cmd->rq_buf_addr || cmd->rq_buf_size || cmd->rq_log_depth ||
 	    cmd->rq_log_stride) {
-		ddev_dbg_rl(dev, "create_qp: a QP on an SRQ has no receive queue\n");
+		ddev_dbg_rl(dev, "create_qp: a QP on an SRQ or an XRC initiator has no receive queue\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -338,7 +347,7 @@ static u64 dray_wq_bytes(u8 log_depth, u8 log_stride)
 /* What the rings really hold, within the device's limits. */
 static void dray_qp_actual_caps(struct dray_dev *dev,
 				const struct dray_create_qp_cmd *cmd,
-				bool srq, struct ib_qp_cap *cap)
+				bool has_rq, struct ib_qp_cap *cap)
 {
 	const struct dray_caps *c = &dev->caps;
 	u32 sq_room = BIT(cmd->sq_log_stride) - DRAY_SQ_WQE_HDR_SIZE;
@@ -349,7 +358,7 @@ static void dray_qp_actual_caps(struct dray_dev *dev,
 	cap->max_send_sge = min(sq_room / DRAY_SGE_SIZE, c->max_send_sge);
 	cap->max_recv_sge = min(rq_room / DRAY_SGE_SIZE, c->max_recv_sge);
 	cap->max_inline_data = min(sq_room, c->max_inline_data);
-	if (srq) {
+	if (!has_rq) {
 		cap->max_recv_wr = 0;
 		cap->max_recv_sge = 0;
 	}
@@ -362,7 +371,9 @@ static int dray_qp_setup(struct dray_dev *dev, struct dray_qp *qp,
 {
 	struct dray_qp_params p = {
 		.type = ia->qp_type == IB_QPT_UD ? DRAY_QPT_UD :
-			ia->qp_type == IB_QPT_UC ? DRAY_QPT_UC : DRAY_QPT_RC,
+			ia->qp_type == IB_QPT_UC ? DRAY_QPT_UC :
+			ia->qp_type == IB_QPT_XRC_INI ? DRAY_QPT_XRC_INI :
+							DRAY_QPT_RC,
 		.sq_log_depth = cmd->sq_log_depth,
 		.sq_log_stride = cmd->sq_log_stride,
 		.rq_log_depth = cmd->rq_log_depth,
@@ -371,7 +382,7 @@ static int dray_qp_setup(struct dray_dev *dev, struct dray_qp *qp,
 			 DRAY_QP_F_SQ_SIG_ALL : 0,
 		.pdn = to_dpd(qp->ibqp.pd)->pdn,
 		.send_cqn = to_dcq(ia->send_cq)->cqn,
-		.recv_cqn = to_dcq(ia->recv_cq)->cqn,
+		.recv_cqn = ia->recv_cq ? to_dcq(ia->recv_cq)->cqn : 0,
 		.uar_index = uar_index,
 	};
 	struct dray_mtt sq_mtt, rq_mtt;
@@ -393,7 +404,7 @@ static int dray_qp_setup(struct dray_dev *dev, struct dray_qp *qp,
 				     &p.sq_n_pages);
 	if (IS_ERR(qp->sq_umem))
 		return PTR_ERR(qp->sq_umem);
-	if (ia->srq) {
+	if (!dray_qp_has_rq(ia)) {
 		qp->rq_umem = NULL;
 		ret = dray_mtt_build(dev, qp->sq_umem, p.sq_n_pages, &sq_mtt);
 		if (ret)
@@ -494,19 +505,15 @@ void dray_qp_unpublish(struct dray_dev *dev, struct dray_qp *qp)
 	wait_for_completion(&qp->unused);
 }
 
-/* A kernel QP (no udata) has its rings in kernel memory: see kqp.c. */
-int dray_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
-		   struct ib_udata *udata)
+/* A user QP: check the provider's rings, pin them, create the QP. */
+static int dray_qp_create_user(struct dray_dev *dev, struct dray_qp *qp,
+			       struct ib_qp_init_attr *init_attr,
+			       struct ib_udata *udata)
 {
-	struct dray_dev *dev = to_ddev(ibqp->device);
-	struct dray_qp *qp = to_dqp(ibqp);
-	struct dray_create_qp_resp resp = {};
 	struct dray_create_qp_cmd cmd;
 	struct dray_ucontext *uctx;
 	int ret;
 
-	if (!udata)
-		return dray_kqp_create(dev, qp, init_attr);
 	uctx = rdma_udata_to_drv_context(udata, struct dray_ucontext,
 					 ibucontext);
 	ret = dray_qp_check_init_attr(dev, init_attr);
@@ -528,15 +535,38 @@ int dray_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	ret = dray_qp_setup(dev, qp, init_attr, &cmd, uctx->uar_index);
 	if (ret)
 		return ret;
+	dray_qp_actual_caps(dev, &cmd, dray_qp_has_rq(init_attr), &qp->cap);
+	return 0;
+}
+
+/* A kernel QP (no udata) has its rings in kernel memory: see kqp.c. */
+int dray_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		   struct ib_udata *udata)
+{
+	struct dray_dev *dev = to_ddev(ibqp->device);
+	struct dray_qp *qp = to_dqp(ibqp);
+	struct dray_create_qp_resp resp = {};
+	int ret;
+
+	/* The core makes XRC target QPs without udata, for users too. */
+	if (init_attr->qp_type == IB_QPT_XRC_TGT && !udata)
+		ret = dray_xrc_tgt_create(dev, qp, init_attr);
+	else if (!udata)
+		return dray_kqp_create(dev, qp, init_attr);
+	else
+		ret = dray_qp_create_user(dev, qp, init_attr, udata);
+	if (ret)
+		return ret;
 	ibqp->qp_num = qp->qpn;
 	mutex_init(&qp->lock);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_type = init_attr->sq_sig_type;
-	dray_qp_actual_caps(dev, &cmd, init_attr->srq, &qp->cap);
 	ret = dray_qp_publish(dev, qp);
 	if (ret)
 		goto teardown;
 	init_attr->cap = qp->cap;
+	if (!udata)
+		return 0;
 
 	resp.qpn = qp->qpn;
 	resp.max_inline_data = qp->cap.max_inline_data;
@@ -831,7 +861,9 @@ int dray_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 static bool dray_qp_has_path(const struct dray_qp *qp,
 			     const struct dray_qp_attr_params *p)
 {
-	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC &&
+	    qp->ibqp.qp_type != IB_QPT_XRC_INI &&
+	    qp->ibqp.qp_type != IB_QPT_XRC_TGT)
 		return false;
 	return (p->mask & DRAY_QP_ATTR_AV) ||
 	       (p->state >= IB_QPS_RTR && p->state <= IB_QPS_SQE);
@@ -901,6 +933,7 @@ int dray_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
 	init_attr->srq = ibqp->srq;
+	init_attr->xrcd = ibqp->xrcd;
 	init_attr->cap = qp->cap;
 	init_attr->sq_sig_type = qp->sq_sig_type;
 	init_attr->qp_type = ibqp->qp_type;

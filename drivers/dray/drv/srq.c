@@ -11,6 +11,11 @@
  * the device echoes in the completion, so receives may complete in any
  * order across the SRQ's QPs.
  *
+ * An XRC SRQ (user space only) is an SRQ of an XRC domain with a CQ of
+ * its own: XRC target QPs of the domain place what the requests naming
+ * it carry (xrc.c); its number goes back to the core (ext.xrc.srq_num),
+ * which hands it to user space for the senders' WQEs.
+ *
  * The device raises SRQ_LIMIT (the armed limit was reached, disarmed)
  * and SRQ_ERR (a bad producer index) on the async EQ; they reach the
  * consumer's event handler through dev->wq, holding the SRQ.
@@ -138,10 +143,15 @@ static int dray_srq_check_attr(struct dray_dev *dev,
 	const struct ib_srq_attr *a = &ia->attr;
 	const struct dray_caps *c = &dev->caps;
 
-	if (ia->srq_type != IB_SRQT_BASIC) {
-		ddev_dbg_rl(dev, "create_srq: type %u not supported (basic)\n",
+	if (ia->srq_type != IB_SRQT_BASIC && ia->srq_type != IB_SRQT_XRC) {
+		ddev_dbg_rl(dev, "create_srq: type %u not supported (basic, XRC)\n",
 			    ia->srq_type);
 		return -EOPNOTSUPP;
+	}
+	if (ia->srq_type == IB_SRQT_XRC &&
+	    (!ia->ext.cq || !ia->ext.xrc.xrcd)) {
+		ddev_dbg_rl(dev, "create_srq: an XRC SRQ needs a CQ and an XRC domain\n");
+		return -EINVAL;
 	}
 	if (!a->max_wr || a->max_wr > c->max_srq_wr) {
 		ddev_dbg_rl(dev, "create_srq: max_wr %u not in [1, max_srq_wr %u]\n",
@@ -191,13 +201,24 @@ static int dray_srq_check_cmd(struct dray_dev *dev,
 	return 0;
 }
 
-/* Pin the user's ring and create the SRQ in the device. */
+/* Pin the user's ring and create the SRQ (basic or XRC) in the device. */
 static int dray_usrq_create(struct dray_dev *dev, struct dray_srq *srq,
 			    const struct dray_create_srq_cmd *cmd)
 {
+	struct ib_srq *ibsrq = &srq->ibsrq;
+	struct dray_srq_params p = {
+		.pdn = to_dpd(ibsrq->pd)->pdn,
+		.log_depth = cmd->log_depth,
+		.log_stride = cmd->log_stride,
+	};
 	struct dray_mtt mtt;
 	u32 n_pages;
 	int ret;
+
+	if (ibsrq->srq_type == IB_SRQT_XRC) {
+		p.xrcdn = to_dxrcd(ibsrq->ext.xrc.xrcd)->xrcdn;
+		p.cqn = to_dcq(ibsrq->ext.cq)->cqn;
+	}
 
 	srq->umem = dray_queue_pin(dev, "srq", cmd->buf_addr, cmd->buf_size,
 				   dray_srq_bytes(cmd->log_depth,
@@ -208,10 +229,9 @@ static int dray_usrq_create(struct dray_dev *dev, struct dray_srq *srq,
 	ret = dray_mtt_build(dev, srq->umem, n_pages, &mtt);
 	if (ret)
 		goto release_umem;
-	ret = dray_admin_create_srq(dev, dray_mtt_addr(&mtt), n_pages,
-				    to_dpd(srq->ibsrq.pd)->pdn,
-				    cmd->log_depth, cmd->log_stride,
-				    &srq->srqn);
+	p.mtt_addr = dray_mtt_addr(&mtt);
+	p.n_pages = n_pages;
+	ret = dray_admin_create_srq(dev, &p, &srq->srqn);
 	dray_mtt_free(dev, &mtt);
 	if (ret)
 		goto release_umem;
@@ -236,6 +256,11 @@ static void dray_ksrq_free(struct dray_dev *dev, struct dray_ksrq *ksrq)
 static int dray_ksrq_create(struct dray_dev *dev, struct dray_srq *srq,
 			    u8 log_depth)
 {
+	struct dray_srq_params p = {
+		.pdn = to_dpd(srq->ibsrq.pd)->pdn,
+		.log_depth = log_depth,
+		.log_stride = srq->log_stride,
+	};
 	struct dray_ksrq *ksrq;
 	struct dray_mtt mtt;
 	u32 i;
@@ -266,9 +291,9 @@ static int dray_ksrq_create(struct dray_dev *dev, struct dray_srq *srq,
 	ret = dray_kring_mtt(dev, &ksrq->ring, &mtt);
 	if (ret)
 		goto free_ksrq;
-	ret = dray_admin_create_srq(dev, dray_mtt_addr(&mtt), mtt.n_data,
-				    to_dpd(srq->ibsrq.pd)->pdn, log_depth,
-				    srq->log_stride, &srq->srqn);
+	p.mtt_addr = dray_mtt_addr(&mtt);
+	p.n_pages = mtt.n_data;
+	ret = dray_admin_create_srq(dev, &p, &srq->srqn);
 	dray_mtt_free(dev, &mtt);
 	if (ret)
 		goto free_ksrq;
@@ -341,6 +366,9 @@ int dray_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 			return ret;
 		log_depth = cmd.log_depth;
 		srq->log_stride = cmd.log_stride;
+	} else if (attr->srq_type == IB_SRQT_XRC) {
+		ddev_dbg_rl(dev, "create_srq: XRC SRQs are for user space\n");
+		return -EOPNOTSUPP;
 	} else {
 		u32 wqe = DRAY_SRQ_WQE_HDR_SIZE +
 			  max(attr->attr.max_sge, 1U) * DRAY_SGE_SIZE;
@@ -368,6 +396,8 @@ int dray_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	ret = dray_srq_publish(dev, srq);
 	if (ret)
 		goto teardown;
+	if (attr->srq_type == IB_SRQT_XRC)
+		ibsrq->ext.xrc.srq_num = srq->srqn;
 	attr->attr.max_wr = srq->depth;
 	attr->attr.max_sge = srq->max_sge;
 	attr->attr.srq_limit = 0;

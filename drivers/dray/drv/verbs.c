@@ -65,6 +65,7 @@ static int dray_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IB_DEVICE_XRC |
 				 DRAY_IB_DEVICE_IBTA15;
 	attr->max_fast_reg_page_list_len = c->max_fr_pages;
 	attr->max_mw = c->max_mw;
@@ -432,6 +433,7 @@ const struct ib_device_ops dray_dev_ops = {
 
 	.add_gid = dray_add_gid,
 	.alloc_pd = dray_alloc_pd,
+	.alloc_xrcd = dray_alloc_xrcd,
 	.alloc_ucontext = dray_alloc_ucontext,
 	.create_ah = dray_create_ah,
 	.create_cq = dray_create_cq,
@@ -439,6 +441,7 @@ const struct ib_device_ops dray_dev_ops = {
 	.create_srq = dray_create_srq,
 	.create_user_ah = dray_create_ah,
 	.dealloc_pd = dray_dealloc_pd,
+	.dealloc_xrcd = dray_dealloc_xrcd,
 	.dealloc_ucontext = dray_dealloc_ucontext,
 	.del_gid = dray_del_gid,
 	.dereg_mr = dray_dereg_mr,
@@ -484,6 +487,7 @@ const struct ib_device_ops dray_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, dray_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, dray_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, dray_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, dray_xrcd, ibxrcd),
 	INIT_RDMA_OBJ_SIZE(ib_srq, dray_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, dray_ucontext, ibucontext),
 };

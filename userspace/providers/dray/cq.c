@@ -141,6 +141,31 @@ static unsigned int dray_wc_flags(const struct dray_cqe *cqe)
 }
 
 /*
+ * A receive of an XRC target QP (which may be another process's): the
+ * CQE names the XRC SRQ, which must be one of this context's on this CQ,
+ * and the WR by its tag. Context: cq->lock held.
+ */
+static int dray_cq_retire_xrc(struct dray_cq *cq, const struct dray_cqe *cqe,
+			      uint64_t *wr_id)
+{
+	struct dray_context *ctx = to_dray_ctx(cq->vcq.cq.context);
+	uint32_t srqn = le32toh(cqe->src_qpn);
+	uint32_t tag = le32toh(cqe->wqe_index);
+	struct dray_srq *srq = dray_xsrq_lookup(ctx, srqn);
+
+	if (unlikely(!srq || srq->vsrq.cq != &cq->vcq.cq ||
+		     (cqe->flags & DRAY_CQE_F_SEND_QUEUE) ||
+		     !(cqe->flags & DRAY_CQE_F_SRQ) ||
+		     !dray_srq_retire(srq, tag, wr_id))) {
+		verbs_err(&ctx->ibv_ctx,
+			  "CQ %u: dropped a CQE of XRC SRQ %u tag %u (QP %u), not posted there\n",
+			  cq->cqn, srqn, tag, le32toh(cqe->qpn));
+		return EINVAL;
+	}
+	return 0;
+}
+
+/*
  * Match a CQE to its QP and WQE and retire the WQE: for the SQ, the WQE
  * at wqe_index and every earlier one (unsignaled WQEs have no CQE of
  * their own); for the RQ, which completes in order, likewise. A CQE that
@@ -160,6 +185,8 @@ static int dray_cq_retire(struct dray_cq *cq, const struct dray_cqe *cqe,
 	struct dray_qp *qp;
 	struct dray_wq *wq;
 
+	if (cqe->flags2 & DRAY_CQE_F2_XRC)
+		return dray_cq_retire_xrc(cq, cqe, wr_id);
 	qp = cq->last_qp;
 	if (!qp || qp->vqp.qp.qp_num != qpn) {
 		qp = dray_qp_lookup(ctx, qpn);
@@ -347,6 +374,12 @@ static uint8_t dray_wc_sl(const struct dray_cqe *cqe)
 				      DRAY_WC_SL_IPV6 : DRAY_WC_SL_IPV4);
 }
 
+/* A UD receive's sender; nothing for XRC (src_qpn names the SRQ there). */
+static uint32_t dray_cqe_src_qp(const struct dray_cqe *cqe)
+{
+	return (cqe->flags2 & DRAY_CQE_F2_XRC) ? 0 : le32toh(cqe->src_qpn);
+}
+
 static void dray_cqe_to_wc(const struct dray_cqe *cqe, uint64_t wr_id,
 			   struct ibv_wc *wc)
 {
@@ -361,7 +394,7 @@ static void dray_cqe_to_wc(const struct dray_cqe *cqe, uint64_t wr_id,
 	if (cqe->flags & DRAY_CQE_F_INV)
 		wc->invalidated_rkey = le32toh(cqe->inv_rkey);
 	wc->qp_num = le32toh(cqe->qpn);
-	wc->src_qp = le32toh(cqe->src_qpn);
+	wc->src_qp = dray_cqe_src_qp(cqe);
 	wc->wc_flags = dray_wc_flags(cqe);
 	wc->pkey_index = 0;
 	wc->slid = 0;
@@ -416,15 +449,28 @@ int dray_arm_cq(struct ibv_cq *ibcq, int solicited_only)
 }
 
 /*
- * Remove the CQEs of QP @qpn that are in the ring and not yet consumed,
- * by moving the other valid CQEs towards the producer over them and
- * consuming the freed slots. The device does not write into valid,
- * unconsumed slots, so it does not race with this.
- * The SRQ tags of removed receive completions (@srq: the QP's SRQ or
- * NULL) become free again.
- * Context: cq->lock held; the device writes no more CQEs for @qpn.
+ * Is @cqe one a clean removes: of QP @qpn (an XRC target's receives are
+ * their SRQ's, never the QP's), or with @xsrqn set of that XRC SRQ?
  */
-void dray_cq_clean(struct dray_cq *cq, uint32_t qpn, struct dray_srq *srq)
+static bool dray_cqe_match(const struct dray_cqe *cqe, uint32_t qpn,
+			   uint32_t xsrqn)
+{
+	if (cqe->flags2 & DRAY_CQE_F2_XRC)
+		return xsrqn && le32toh(cqe->src_qpn) == xsrqn;
+	return !xsrqn && le32toh(cqe->qpn) == qpn;
+}
+
+/*
+ * Remove the CQEs of QP @qpn (or of XRC SRQ @xsrqn, if not 0) that are
+ * in the ring and not yet consumed, by moving the other valid CQEs
+ * towards the producer over them and consuming the freed slots. The
+ * device does not write into valid, unconsumed slots, so it does not
+ * race with this. The SRQ tags of removed receive completions (@srq: the
+ * QP's SRQ or NULL) become free again.
+ * Context: cq->lock held; the device writes no more CQEs for them.
+ */
+static void dray_cq_remove(struct dray_cq *cq, uint32_t qpn, uint32_t xsrqn,
+			   struct dray_srq *srq)
 {
 	uint32_t end = cq->consumer;
 	uint32_t removed = 0;
@@ -441,7 +487,7 @@ void dray_cq_clean(struct dray_cq *cq, uint32_t qpn, struct dray_srq *srq)
 
 		i--;
 		src = dray_cq_entry(cq, i);
-		if (le32toh(src->qpn) == qpn) {
+		if (dray_cqe_match(src, qpn, xsrqn)) {
 			uint64_t wr_id;
 
 			if (srq && (src->flags & DRAY_CQE_F_SRQ))
@@ -460,9 +506,19 @@ void dray_cq_clean(struct dray_cq *cq, uint32_t qpn, struct dray_srq *srq)
 	}
 
 	cq->consumer += removed;
-	if (cq->last_qp && cq->last_qp->vqp.qp.qp_num == qpn)
+	if (!xsrqn && cq->last_qp && cq->last_qp->vqp.qp.qp_num == qpn)
 		cq->last_qp = NULL;
 	dray_cq_publish_consumer(cq);
+}
+
+void dray_cq_clean(struct dray_cq *cq, uint32_t qpn, struct dray_srq *srq)
+{
+	dray_cq_remove(cq, qpn, 0, srq);
+}
+
+void dray_cq_clean_xsrq(struct dray_cq *cq, uint32_t srqn)
+{
+	dray_cq_remove(cq, 0, srqn, NULL);
 }
 
 /* Extended poll API (ibv_start_poll / ibv_next_poll / ibv_end_poll) */
@@ -548,7 +604,7 @@ static uint32_t dray_read_qp_num(struct ibv_cq_ex *ibcqx)
 
 static uint32_t dray_read_src_qp(struct ibv_cq_ex *ibcqx)
 {
-	return le32toh(to_dray_cq_ex(ibcqx)->cur_cqe->src_qpn);
+	return dray_cqe_src_qp(to_dray_cq_ex(ibcqx)->cur_cqe);
 }
 
 static unsigned int dray_read_wc_flags(struct ibv_cq_ex *ibcqx)

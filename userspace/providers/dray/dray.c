@@ -47,6 +47,7 @@ static const struct verbs_context_ops dray_ctx_ops = {
 	.alloc_mw = dray_alloc_mw,
 	.dealloc_mw = dray_dealloc_mw,
 	.bind_mw = dray_bind_mw,
+	.close_xrcd = dray_close_xrcd,
 	.destroy_ah = dray_destroy_ah,
 	.destroy_cq = dray_destroy_cq,
 	.resize_cq = dray_resize_cq,
@@ -55,8 +56,11 @@ static const struct verbs_context_ops dray_ctx_ops = {
 	.destroy_qp = dray_destroy_qp,
 	.destroy_srq = dray_destroy_srq,
 	.free_context = dray_free_context,
+	.get_srq_num = dray_get_srq_num,
 	.modify_qp = dray_modify_qp,
 	.modify_srq = dray_modify_srq,
+	.open_qp = dray_open_qp,
+	.open_xrcd = dray_open_xrcd,
 	.poll_cq = dray_poll_cq,
 	.post_recv = dray_post_recv,
 	.post_send = dray_post_send,
@@ -148,6 +152,12 @@ static int dray_query_limits(struct dray_context *ctx)
 	ctx->max_cqe = attr.orig_attr.max_cqe;
 	ctx->max_srq_wr = attr.orig_attr.max_srq_wr;
 	ctx->max_srq_sge = attr.orig_attr.max_srq_sge;
+	/* SRQ numbers are 1..max_srq. */
+	ctx->xsrq_table = calloc((size_t)attr.orig_attr.max_srq + 1,
+				 sizeof(*ctx->xsrq_table));
+	if (!ctx->xsrq_table)
+		return ENOMEM;
+	ctx->xsrq_table_len = attr.orig_attr.max_srq + 1;
 	if (attr.device_cap_flags_ex & IB_UVERBS_DEVICE_ATOMIC_WRITE)
 		ctx->rc_send_ops_extra |= IBV_QP_EX_WITH_ATOMIC_WRITE;
 	if (attr.device_cap_flags_ex & IB_UVERBS_DEVICE_FLUSH_GLOBAL)
@@ -208,6 +218,7 @@ static struct verbs_context *dray_alloc_context(struct ibv_device *ibdev,
 	return &ctx->ibv_ctx;
 
 err_uninit_ctx:
+	free(ctx->xsrq_table);
 	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	/* Closes cmd_fd, which also tears down the kernel's ucontext. */
 	verbs_uninit_context(&ctx->ibv_ctx);
@@ -246,6 +257,7 @@ static void dray_free_context(struct ibv_context *ibctx)
 
 	munmap(ctx->uar, ctx->db_page_size);
 	dray_qp_table_free(ctx);
+	free(ctx->xsrq_table);
 	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);

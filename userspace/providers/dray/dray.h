@@ -45,6 +45,7 @@ struct dray_device {
 #define DRAY_QP_TABLE_MASK	(DRAY_QP_TABLE_SIZE - 1)
 
 struct dray_qp;
+struct dray_srq;
 
 /* Counters for benchmarks, printed when the context is freed (DRAY_STATS). */
 struct dray_stats {
@@ -87,6 +88,15 @@ struct dray_context {
 	pthread_mutex_t qp_table_mutex;
 	_Atomic(struct dray_qp **) qp_table[1U << (DRAY_QPN_BITS -
 						  DRAY_QP_TABLE_SHIFT)];
+
+	/*
+	 * XRC SRQ number -> XRC SRQ of this context: an XRC receive's CQE
+	 * names its SRQ by number only (its QP may be anyone's). Entries
+	 * change under qp_table_mutex and the SRQ's CQ lock; pollers read
+	 * under their CQ's lock. Sized by the device's max_srq.
+	 */
+	_Atomic(struct dray_srq *) *xsrq_table;
+	uint32_t xsrq_table_len;
 
 	bool stats_enabled;
 	struct dray_stats stats;
@@ -274,6 +284,16 @@ static inline struct dray_srq *to_dray_srq(struct ibv_srq *ibsrq)
 	return container_of(ibsrq, struct dray_srq, vsrq.srq);
 }
 
+/* This context's XRC SRQ @srqn, or NULL. Context: the SRQ's CQ lock. */
+static inline struct dray_srq *dray_xsrq_lookup(struct dray_context *ctx,
+						uint32_t srqn)
+{
+	if (srqn >= ctx->xsrq_table_len)
+		return NULL;
+	return atomic_load_explicit(&ctx->xsrq_table[srqn],
+				    memory_order_relaxed);
+}
+
 static inline struct dray_cq *to_dray_cq(struct ibv_cq *ibcq)
 {
 	return container_of(ibcq, struct dray_cq, vcq.cq);
@@ -358,6 +378,12 @@ int dray_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		    int attr_mask);
 int dray_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int dray_destroy_srq(struct ibv_srq *ibsrq);
+int dray_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
+struct ibv_xrcd *dray_open_xrcd(struct ibv_context *ibctx,
+				struct ibv_xrcd_init_attr *attr);
+int dray_close_xrcd(struct ibv_xrcd *ibxrcd);
+struct ibv_qp *dray_open_qp(struct ibv_context *ibctx,
+			    struct ibv_qp_open_attr *attr);
 int dray_destroy_ah(struct ibv_ah *ibah);
 
 /* qp.c: data path of the work queues */
@@ -390,6 +416,9 @@ void dray_qp_table_free(struct dray_context *ctx);
 	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
 	 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
 
+/* The extended send API of an XRC initiator: RC's but IBTA 1.5's. */
+#define DRAY_XRC_SEND_OPS_FLAGS		DRAY_SEND_OPS_FLAGS
+
 /* The extended send API of a UD QP: SENDs only. */
 #define DRAY_UD_SEND_OPS_FLAGS						\
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
@@ -399,6 +428,7 @@ int dray_poll_cq(struct ibv_cq *ibcq, int nwc, struct ibv_wc *wc);
 int dray_arm_cq(struct ibv_cq *ibcq, int solicited_only);
 void dray_cq_fill_poll_ops(struct dray_cq *cq, uint64_t wc_flags);
 void dray_cq_clean(struct dray_cq *cq, uint32_t qpn, struct dray_srq *srq);
+void dray_cq_clean_xsrq(struct dray_cq *cq, uint32_t srqn);
 
 /* Completion fields the extended CQ API can return (create_cq_ex). */
 #define DRAY_WC_FLAGS	IBV_WC_STANDARD_FLAGS

@@ -214,6 +214,11 @@ static inline bool dray_qp_is_ud(const struct dray_qp *qp)
 	return qp->vqp.qp.qp_type == IBV_QPT_UD;
 }
 
+static inline bool dray_qp_is_xrc_send(const struct dray_qp *qp)
+{
+	return qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND;
+}
+
 /* Send opcode for @qp's type, or -1 (UC: no READ, atomics, SEND_INV). */
 static int dray_wqe_opcode(const struct dray_qp *qp, enum ibv_wr_opcode opcode)
 {
@@ -243,6 +248,8 @@ static const char *dray_qp_type_name(const struct dray_qp *qp)
 		return "UD";
 	case IBV_QPT_UC:
 		return "UC";
+	case IBV_QPT_XRC_SEND:
+		return "XRC";
 	default:
 		return "RC";
 	}
@@ -361,6 +368,12 @@ static int dray_post_send_check(struct dray_qp *qp,
 	if (unlikely(opcode < 0)) {
 		verbs_err(vctx, "QP %u: opcode %d not supported on %s\n", qpn,
 			  wr->opcode, dray_qp_type_name(qp));
+		return EINVAL;
+	}
+	if (dray_qp_is_xrc_send(qp) &&
+	    unlikely(wr->qp_type.xrc.remote_srqn >> DRAY_QPN_BITS)) {
+		verbs_err(vctx, "QP %u: remote_srqn %#x is not 24 bits\n", qpn,
+			  wr->qp_type.xrc.remote_srqn);
 		return EINVAL;
 	}
 	if (dray_qp_is_ud(qp)) {
@@ -500,6 +513,8 @@ static void dray_write_send_wqe(struct dray_qp *qp,
 		wqe->u.ud.remote_qpn = htole32(wr->wr.ud.remote_qpn);
 		wqe->u.ud.remote_qkey = htole32(wr->wr.ud.remote_qkey);
 	}
+	if (dray_qp_is_xrc_send(qp))
+		wqe->xrc_srqn = htole32(wr->qp_type.xrc.remote_srqn);
 
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		uint8_t *dst = (uint8_t *)(wqe + 1);
@@ -647,9 +662,9 @@ int dray_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	uint32_t start;
 	int err = 0;
 
-	if (unlikely(ibqp->srq)) {
+	if (unlikely(ibqp->srq || !rq->buf)) {
 		verbs_err(&ctx->ibv_ctx,
-			  "QP %u: receives are posted to its SRQ\n",
+			  "QP %u: no receive queue (on an SRQ, or XRC)\n",
 			  ibqp->qp_num);
 		*bad_wr = wr;
 		return EINVAL;
@@ -1029,6 +1044,24 @@ static void dray_wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
 	wqe->u.ud.remote_qkey = htole32(remote_qkey);
 }
 
+/* XRC: the peer's XRC SRQ the WR is for (the WQE's XRCETH). */
+static void dray_wr_set_xrc_srqn(struct ibv_qp_ex *ibqpx, uint32_t remote_srqn)
+{
+	struct dray_qp *qp = to_dray_qp_ex(ibqpx);
+	struct verbs_context *vctx = &to_dray_ctx(qp->vqp.qp.context)->ibv_ctx;
+	struct dray_sq_wqe *wqe = qp->wr_cur;
+
+	if (unlikely(!wqe))
+		return;
+	if (unlikely(remote_srqn >> DRAY_QPN_BITS)) {
+		verbs_err(vctx, "QP %u: remote_srqn %#x is not 24 bits\n",
+			  qp->vqp.qp.qp_num, remote_srqn);
+		dray_wr_fail(qp, EINVAL);
+		return;
+	}
+	wqe->xrc_srqn = htole32(remote_srqn);
+}
+
 static void dray_wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
 				 const struct ibv_sge *sg_list)
 {
@@ -1148,6 +1181,8 @@ void dray_qp_fill_wr_ops(struct dray_qp *qp, uint64_t send_ops_flags)
 
 	if (dray_qp_is_ud(qp))
 		ibqpx->wr_set_ud_addr = dray_wr_set_ud_addr;
+	if (dray_qp_is_xrc_send(qp))
+		ibqpx->wr_set_xrc_srqn = dray_wr_set_xrc_srqn;
 	ibqpx->wr_set_sge = dray_wr_set_sge;
 	ibqpx->wr_set_sge_list = dray_wr_set_sge_list;
 	ibqpx->wr_set_inline_data = dray_wr_set_inline_data;

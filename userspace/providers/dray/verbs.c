@@ -693,19 +693,36 @@ static void dray_wq_destroy(struct dray_wq *wq)
 	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | \
 	 IBV_QP_INIT_ATTR_CREATE_FLAGS)
 
+/* The operations of the extended send API a QP of @type may have. */
+static uint64_t dray_qp_send_ops(const struct dray_context *ctx,
+				 enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_UD:
+		return DRAY_UD_SEND_OPS_FLAGS;
+	case IBV_QPT_UC:
+		return DRAY_UC_SEND_OPS_FLAGS;
+	case IBV_QPT_XRC_SEND:
+		return DRAY_XRC_SEND_OPS_FLAGS;
+	default:
+		return DRAY_SEND_OPS_FLAGS | ctx->rc_send_ops_extra;
+	}
+}
+
+/* A receive queue of its own: neither on an SRQ nor an XRC initiator. */
+static bool dray_qp_attr_has_rq(const struct ibv_qp_init_attr_ex *attr)
+{
+	return !attr->srq && attr->qp_type != IBV_QPT_XRC_SEND;
+}
+
 static int dray_check_qp_init_attr(struct dray_context *ctx,
 				   const struct ibv_qp_init_attr_ex *attr)
 {
 	const struct ibv_qp_cap *cap = &attr->cap;
-
-	uint64_t send_ops = attr->qp_type == IBV_QPT_UD ?
-			    DRAY_UD_SEND_OPS_FLAGS :
-			    attr->qp_type == IBV_QPT_UC ?
-			    DRAY_UC_SEND_OPS_FLAGS :
-			    DRAY_SEND_OPS_FLAGS | ctx->rc_send_ops_extra;
+	uint64_t send_ops = dray_qp_send_ops(ctx, attr->qp_type);
 
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD) {
+	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_XRC_SEND) {
 		verbs_err(&ctx->ibv_ctx, "unsupported QP type %d\n",
 			  attr->qp_type);
 		return EOPNOTSUPP;
@@ -734,8 +751,14 @@ static int dray_check_qp_init_attr(struct dray_context *ctx,
 			  (unsigned long long)send_ops);
 		return EOPNOTSUPP;
 	}
-	if (!attr->send_cq || !attr->recv_cq) {
+	/* An XRC initiator only sends: its receive CQ is not used. */
+	if (!attr->send_cq ||
+	    (!attr->recv_cq && attr->qp_type != IBV_QPT_XRC_SEND)) {
 		verbs_err(&ctx->ibv_ctx, "QP without a send or receive CQ\n");
+		return EINVAL;
+	}
+	if (attr->qp_type == IBV_QPT_XRC_SEND && attr->srq) {
+		verbs_err(&ctx->ibv_ctx, "an XRC initiator QP on an SRQ\n");
 		return EINVAL;
 	}
 	if (cap->max_send_wr > ctx->max_qp_wr) {
@@ -743,7 +766,7 @@ static int dray_check_qp_init_attr(struct dray_context *ctx,
 			  cap->max_send_wr, ctx->max_qp_wr);
 		return EINVAL;
 	}
-	if (!attr->srq && cap->max_recv_wr > ctx->max_qp_wr) {
+	if (dray_qp_attr_has_rq(attr) && cap->max_recv_wr > ctx->max_qp_wr) {
 		verbs_err(&ctx->ibv_ctx, "max_recv_wr %u > %u\n",
 			  cap->max_recv_wr, ctx->max_qp_wr);
 		return EINVAL;
@@ -753,7 +776,7 @@ static int dray_check_qp_init_attr(struct dray_context *ctx,
 			  cap->max_send_sge, ctx->max_sge);
 		return EINVAL;
 	}
-	if (!attr->srq && cap->max_recv_sge > ctx->max_sge) {
+	if (dray_qp_attr_has_rq(attr) && cap->max_recv_sge > ctx->max_sge) {
 		verbs_err(&ctx->ibv_ctx, "max_recv_sge %u > %u\n",
 			  cap->max_recv_sge, ctx->max_sge);
 		return EINVAL;
@@ -823,6 +846,57 @@ static void dray_unlock_cqs(struct dray_cq *a, struct dray_cq *b)
 	pthread_spin_unlock(&a->lock);
 }
 
+/*
+ * An XRC target QP (IBV_QPT_XRC_RECV): a QP of an XRC domain with no PD,
+ * CQ or queue; the device places what it receives through the XRC SRQs
+ * the requests name. Nothing of it is in this library but the handle:
+ * its completions are those SRQs'.
+ */
+static struct ibv_qp *dray_create_xrc_recv_qp(struct dray_context *ctx,
+					      struct ibv_qp_init_attr_ex *attr)
+{
+	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct ibv_create_qp_ex cmd = {};
+	struct dray_qp *qp;
+	int err;
+
+	if (!check_comp_mask(attr->comp_mask, IBV_QP_INIT_ATTR_XRCD |
+			     IBV_QP_INIT_ATTR_CREATE_FLAGS) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags)) {
+		verbs_err(&ctx->ibv_ctx,
+			  "XRC target QP: unsupported comp_mask %#x\n",
+			  attr->comp_mask);
+		err = EOPNOTSUPP;
+		goto err_out;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd) {
+		verbs_err(&ctx->ibv_ctx, "XRC target QP without an XRC domain\n");
+		err = EINVAL;
+		goto err_out;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		err = ENOMEM;
+		goto err_out;
+	}
+	err = ibv_cmd_create_qp_ex2(&ctx->ibv_ctx.context, &qp->vqp, attr,
+				    &cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibv_ctx, "CREATE_QP (XRC target) failed: %s\n",
+			  strerror(err));
+		free(qp);
+		goto err_out;
+	}
+	qp->vqp.qp.state = IBV_QPS_RESET;
+	memset(&attr->cap, 0, sizeof(attr->cap));
+	return &qp->vqp.qp;
+
+err_out:
+	errno = err;
+	return NULL;
+}
+
 static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 					    struct ibv_qp_init_attr_ex *attr)
 {
@@ -836,6 +910,8 @@ static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 	uint32_t stride;
 	int err;
 
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return dray_create_xrc_recv_qp(ctx, attr);
 	err = dray_check_qp_init_attr(ctx, attr);
 	if (err)
 		goto err_out;
@@ -854,8 +930,11 @@ static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 			   sq_log_stride);
 	if (err)
 		goto err_free_qp;
-	/* On an SRQ the QP has no receive queue (the command says 0s). */
-	if (attr->srq) {
+	/*
+	 * On an SRQ, or an XRC initiator, the QP has no receive queue (the
+	 * command says 0s).
+	 */
+	if (!dray_qp_attr_has_rq(attr)) {
 		rq_log_depth = 0;
 		rq_log_stride = 0;
 	} else {
@@ -871,7 +950,7 @@ static struct ibv_qp *dray_create_qp_common(struct ibv_context *ibctx,
 	qp->max_inline_data = min_t(uint32_t, ctx->max_inline_data,
 				    stride - DRAY_SQ_WQE_HDR_SIZE);
 	stride = 1U << rq_log_stride;
-	if (!attr->srq)
+	if (dray_qp_attr_has_rq(attr))
 		qp->rq.max_sge = min_t(uint32_t, ctx->max_sge,
 				       (stride - DRAY_RQ_WQE_HDR_SIZE) /
 				       DRAY_SGE_SIZE);
@@ -973,10 +1052,31 @@ static struct dray_srq *dray_qp_srq(struct dray_qp *qp)
 	return qp->vqp.qp.srq ? to_dray_srq(qp->vqp.qp.srq) : NULL;
 }
 
+/*
+ * An XRC target QP has no queue or CQ of its own (nor has a QP it opened
+ * with ibv_open_qp()): its receives complete on its SRQs' CQs.
+ */
+static bool dray_qp_is_xrc_recv(const struct dray_qp *qp)
+{
+	return qp->vqp.qp.qp_type == IBV_QPT_XRC_RECV;
+}
+
+/* A QP's CQs; an XRC initiator's receive CQ is its send CQ (it has none). */
+static struct dray_cq *dray_qp_send_cq(const struct dray_qp *qp)
+{
+	return to_dray_cq(qp->vqp.qp.send_cq);
+}
+
+static struct dray_cq *dray_qp_recv_cq(const struct dray_qp *qp)
+{
+	return qp->vqp.qp.recv_cq ? to_dray_cq(qp->vqp.qp.recv_cq) :
+				    dray_qp_send_cq(qp);
+}
+
 static void dray_qp_clean_cqs(struct dray_qp *qp)
 {
-	struct dray_cq *send_cq = to_dray_cq(qp->vqp.qp.send_cq);
-	struct dray_cq *recv_cq = to_dray_cq(qp->vqp.qp.recv_cq);
+	struct dray_cq *send_cq = dray_qp_send_cq(qp);
+	struct dray_cq *recv_cq = dray_qp_recv_cq(qp);
 	struct dray_srq *srq = dray_qp_srq(qp);
 
 	dray_lock_cqs(send_cq, recv_cq);
@@ -1005,7 +1105,8 @@ int dray_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	 * In RESET the device has forgotten the queues' contents and
 	 * starts again at index 0: so does the provider.
 	 */
-	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET &&
+	    !dray_qp_is_xrc_recv(qp)) {
 		dray_qp_clean_cqs(qp);
 		dray_qp_reset_indexes(qp);
 	}
@@ -1033,8 +1134,7 @@ int dray_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct dray_context *ctx = to_dray_ctx(ibqp->context);
 	struct dray_qp *qp = to_dray_qp(ibqp);
-	struct dray_cq *send_cq = to_dray_cq(ibqp->send_cq);
-	struct dray_cq *recv_cq = to_dray_cq(ibqp->recv_cq);
+	struct dray_cq *send_cq, *recv_cq;
 	int err;
 
 	err = ibv_cmd_destroy_qp(ibqp);
@@ -1043,6 +1143,13 @@ int dray_destroy_qp(struct ibv_qp *ibqp)
 			  ibqp->qp_num, strerror(err));
 		return err;
 	}
+	/* Made or opened: its SRQs' CQEs are theirs, not the QP's. */
+	if (dray_qp_is_xrc_recv(qp)) {
+		free(qp);
+		return 0;
+	}
+	send_cq = dray_qp_send_cq(qp);
+	recv_cq = dray_qp_recv_cq(qp);
 
 	/*
 	 * The device writes no more CQEs for the QP. Unlink it and drop
@@ -1062,6 +1169,79 @@ int dray_destroy_qp(struct ibv_qp *ibqp)
 	dray_wq_destroy(&qp->sq);
 	dray_parent_put(qp->parent);
 	free(qp);
+	return 0;
+}
+
+/*
+ * ibv_open_qp(): an XRC target QP of a domain this process shares (made
+ * by another process, or another handle of this one). Like one it made,
+ * it is a handle and nothing else here.
+ */
+struct ibv_qp *dray_open_qp(struct ibv_context *ibctx,
+			    struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_open_qp cmd = {};
+	struct dray_qp *qp;
+	int err;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		verbs_err(verbs_get_ctx(ibctx), "OPEN_QP of QP %u failed: %s\n",
+			  attr->qp_num, strerror(err));
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	return &qp->vqp.qp;
+}
+
+/*
+ * XRC domains: the kernel's object, shared between processes through the
+ * file they open it with; the device's number stays in the kernel.
+ */
+struct ibv_xrcd *dray_open_xrcd(struct ibv_context *ibctx,
+				struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp = {};
+	struct ibv_open_xrcd cmd = {};
+	struct verbs_xrcd *xrcd;
+	int err;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_open_xrcd(ibctx, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		verbs_err(verbs_get_ctx(ibctx), "OPEN_XRCD failed: %s\n",
+			  strerror(err));
+		free(xrcd);
+		errno = err;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+int dray_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = container_of(ibxrcd, struct verbs_xrcd,
+					       xrcd);
+	int err;
+
+	/* EBUSY while its SRQs or target QPs live. */
+	err = ibv_cmd_close_xrcd(xrcd);
+	if (err)
+		return err;
+	free(xrcd);
 	return 0;
 }
 
@@ -1231,7 +1411,77 @@ err_out:
 }
 
 #define DRAY_CREATE_SRQ_COMP_MASK \
-	(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD)
+	(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | \
+	 IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ)
+
+/* An SRQ of create_srq_ex: basic, or XRC with a domain and a CQ. */
+static int dray_srq_check_attr_ex(struct dray_context *ctx,
+				  const struct ibv_srq_init_attr_ex *attr)
+{
+	bool xrc = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+		   attr->srq_type == IBV_SRQT_XRC;
+
+	if (!check_comp_mask(attr->comp_mask, DRAY_CREATE_SRQ_COMP_MASK) ||
+	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	     attr->srq_type != IBV_SRQT_BASIC && !xrc)) {
+		verbs_err(&ctx->ibv_ctx,
+			  "SRQ comp_mask %#x / type %d: basic and XRC SRQs only\n",
+			  attr->comp_mask, attr->srq_type);
+		return EOPNOTSUPP;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd) {
+		verbs_err(&ctx->ibv_ctx, "SRQ without a PD\n");
+		return EINVAL;
+	}
+	if (xrc && (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) ||
+		    !attr->xrcd || !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) ||
+		    !attr->cq)) {
+		verbs_err(&ctx->ibv_ctx, "XRC SRQ without a domain or a CQ\n");
+		return EINVAL;
+	}
+	return dray_srq_check_attr(ctx, &attr->attr);
+}
+
+/*
+ * An XRC SRQ's completions name it by number: the pollers of its CQ find
+ * it in the context's table.
+ */
+static int dray_xsrq_insert(struct dray_context *ctx, struct dray_srq *srq)
+{
+	struct dray_cq *cq = to_dray_cq(srq->vsrq.cq);
+
+	if (srq->srqn >= ctx->xsrq_table_len) {
+		verbs_err(&ctx->ibv_ctx, "XRC SRQ number %u beyond max_srq\n",
+			  srq->srqn);
+		return EINVAL;
+	}
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	pthread_spin_lock(&cq->lock);
+	atomic_store_explicit(&ctx->xsrq_table[srq->srqn], srq,
+			      memory_order_relaxed);
+	pthread_spin_unlock(&cq->lock);
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+	return 0;
+}
+
+/* Unlink it, and drop its CQEs not polled yet (no WR is left to name). */
+static void dray_xsrq_remove(struct dray_context *ctx, struct dray_srq *srq)
+{
+	struct dray_cq *cq = to_dray_cq(srq->vsrq.cq);
+
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	pthread_spin_lock(&cq->lock);
+	atomic_store_explicit(&ctx->xsrq_table[srq->srqn], NULL,
+			      memory_order_relaxed);
+	dray_cq_clean_xsrq(cq, srq->srqn);
+	pthread_spin_unlock(&cq->lock);
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+}
+
+static bool dray_srq_is_xrc(const struct dray_srq *srq)
+{
+	return srq->vsrq.srq_type == IBV_SRQT_XRC;
+}
 
 struct ibv_srq *dray_create_srq_ex(struct ibv_context *ibctx,
 				   struct ibv_srq_init_attr_ex *attr)
@@ -1242,21 +1492,7 @@ struct ibv_srq *dray_create_srq_ex(struct ibv_context *ibctx,
 	struct dray_srq *srq;
 	int err;
 
-	if (!check_comp_mask(attr->comp_mask, DRAY_CREATE_SRQ_COMP_MASK) ||
-	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-	     attr->srq_type != IBV_SRQT_BASIC)) {
-		verbs_err(&ctx->ibv_ctx,
-			  "SRQ comp_mask %#x / type %d: only basic SRQs\n",
-			  attr->comp_mask, attr->srq_type);
-		err = EOPNOTSUPP;
-		goto err_out;
-	}
-	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd) {
-		verbs_err(&ctx->ibv_ctx, "SRQ without a PD\n");
-		err = EINVAL;
-		goto err_out;
-	}
-	err = dray_srq_check_attr(ctx, &attr->attr);
+	err = dray_srq_check_attr_ex(ctx, attr);
 	if (err)
 		goto err_out;
 	srq = dray_srq_alloc(ctx, attr->pd, &attr->attr);
@@ -1275,6 +1511,14 @@ struct ibv_srq *dray_create_srq_ex(struct ibv_context *ibctx,
 		goto err_out;
 	}
 	srq->srqn = resp.srqn;
+	if (dray_srq_is_xrc(srq)) {
+		err = dray_xsrq_insert(ctx, srq);
+		if (err) {
+			ibv_cmd_destroy_srq(&srq->vsrq.srq);
+			dray_srq_free(srq);
+			goto err_out;
+		}
+	}
 	attr->attr.max_wr = srq->depth;
 	attr->attr.max_sge = srq->max_sge;
 	return &srq->vsrq.srq;
@@ -1308,12 +1552,22 @@ int dray_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 
 int dray_destroy_srq(struct ibv_srq *ibsrq)
 {
+	struct dray_srq *srq = to_dray_srq(ibsrq);
 	int err;
 
 	/* EBUSY while a QP uses it (the kernel keeps the count). */
 	err = ibv_cmd_destroy_srq(ibsrq);
 	if (err)
 		return err;
-	dray_srq_free(to_dray_srq(ibsrq));
+	if (dray_srq_is_xrc(srq))
+		dray_xsrq_remove(to_dray_ctx(ibsrq->context), srq);
+	dray_srq_free(srq);
+	return 0;
+}
+
+/* The number senders name an XRC SRQ by (their WRs' remote_srqn). */
+int dray_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	*srq_num = to_dray_srq(ibsrq)->srqn;
 	return 0;
 }
