@@ -923,7 +923,7 @@ static void command(u8 cmd)
 			       cmd == CMD_DESTROY_SRC ? MR_SRC : MR_RW);
 		break;
 	case CMD_INVALIDATE_MW:
-		if (!dray_hw_key_invalidate(&hw, &qp, MW_KEY, false))
+		if (!dray_hw_key_invalidate(&hw, qp.pdn, &qp, MW_KEY, false))
 			FUZZ_ASSERT(mr_gone[MR_RW] || !mrs[MR_RW].windows);
 		break;
 	case CMD_SQD:

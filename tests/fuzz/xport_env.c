@@ -267,6 +267,25 @@ int dray_hw_srq_take(struct dray_hw *hw, struct dray_hw_srq *srq,
 	return FUZZ_UNREACHED();
 }
 
+/* The fuzzed QP is RC, not an XRC target: no XRC SRQ is looked up. */
+struct dray_hw_srq *dray_hw_srq_find_xrc(struct dray_hw *hw, u32 srqn,
+					 u32 xrcdn)
+{
+	(void)hw;
+	(void)srqn;
+	(void)xrcdn;
+	return FUZZ_UNREACHED_PTR();
+}
+
+struct dray_hw_srq *dray_hw_srq_find(struct dray_hw *hw, u32 srqn,
+				     u64 serial)
+{
+	(void)hw;
+	(void)srqn;
+	(void)serial;
+	return FUZZ_UNREACHED_PTR();
+}
+
 void dray_ud_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
 		    u8 old_state)
 {

@@ -69,8 +69,10 @@ static bool qp_has_rq(const struct dray_qp_create *c)
  */
 static int qp_create_xrc_params(const struct dray_qp_create *c, u32 *syndrome)
 {
+	bool tgt = c->type == DRAY_QPT_XRC_TGT;
+
 	*syndrome = DRAY_AQ_SYN_XRCDN;
-	if ((c->type == DRAY_QPT_XRC_TGT) != !!c->xrcdn)
+	if (tgt != !!c->xrcdn)
 		return DRAY_AQ_STS_BAD_PARAM;
 	if (c->type == DRAY_QPT_XRC_INI) {
 		*syndrome = DRAY_AQ_SYN_CQN;
@@ -80,7 +82,7 @@ static int qp_create_xrc_params(const struct dray_qp_create *c, u32 *syndrome)
 		if (c->flags & DRAY_QP_F_SRQ)
 			return DRAY_AQ_STS_BAD_PARAM;
 	}
-	if (c->type != DRAY_QPT_XRC_TGT)
+	if (!tgt)
 		return DRAY_AQ_STS_OK;
 	*syndrome = DRAY_AQ_SYN_FLAGS;
 	if (c->flags)

@@ -333,7 +333,7 @@ static int dray_qp_check_cmd(struct dray_dev *dev,
 		return dray_wq_check(dev, &rq);
 	if (cmd->rq_buf_addr || cmd->rq_buf_size || cmd->rq_log_depth ||
 	    cmd->rq_log_stride) {
-		ddev_dbg_rl(dev, "create_qp: a QP on an SRQ or an XRC initiator has no receive queue\n");
+		ddev_dbg_rl(dev, "create_qp: no receive queue on an SRQ or for XRC\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -549,12 +549,12 @@ int dray_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	int ret;
 
 	/* The core makes XRC target QPs without udata, for users too. */
-	if (init_attr->qp_type == IB_QPT_XRC_TGT && !udata)
-		ret = dray_xrc_tgt_create(dev, qp, init_attr);
-	else if (!udata)
+	if (!udata && init_attr->qp_type != IB_QPT_XRC_TGT)
 		return dray_kqp_create(dev, qp, init_attr);
-	else
+	if (udata)
 		ret = dray_qp_create_user(dev, qp, init_attr, udata);
+	else
+		ret = dray_xrc_tgt_create(dev, qp, init_attr);
 	if (ret)
 		return ret;
 	ibqp->qp_num = qp->qpn;

@@ -355,6 +355,10 @@ int dray_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	ret = dray_srq_check_attr(dev, attr);
 	if (ret)
 		return ret;
+	if (!udata && attr->srq_type == IB_SRQT_XRC) {
+		ddev_dbg_rl(dev, "create_srq: XRC SRQs are for user space\n");
+		return -EOPNOTSUPP;
+	}
 	if (udata) {
 		ret = dray_udata_cmd(dev, udata, &cmd, sizeof(cmd),
 				     offsetofend(typeof(cmd), log_stride),
@@ -366,9 +370,6 @@ int dray_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 			return ret;
 		log_depth = cmd.log_depth;
 		srq->log_stride = cmd.log_stride;
-	} else if (attr->srq_type == IB_SRQT_XRC) {
-		ddev_dbg_rl(dev, "create_srq: XRC SRQs are for user space\n");
-		return -EOPNOTSUPP;
 	} else {
 		u32 wqe = DRAY_SRQ_WQE_HDR_SIZE +
 			  max(attr->attr.max_sge, 1U) * DRAY_SGE_SIZE;
