@@ -40,6 +40,8 @@
 #   ibta15     tests/rdma/ibta15 (kselftest harness): IBTA 1.5 ATOMIC WRITE
 #              and FLUSH where the kernel offers them (6.12), their
 #              absence where it does not (6.1)
+#   xrc        tests/rdma/xrc (kselftest harness): XRC domains, SRQs,
+#              initiator and target QPs, one line per case, in 2 variants
 #   srq        tests/rdma/srq (kselftest harness): shared receive queues, one
 #              line per case
 #   dmabuf     tests/rdma/dmabuf (kselftest harness): dma-buf MRs, one line
@@ -93,7 +95,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest poll integrity jumbo verbs_err hostile ud uc ibta15 srq dmabuf failnth abifuzz evflood faults load loss counters ucx mpi distro}
+groups=${*:-pingpong perftest poll integrity jumbo verbs_err hostile ud uc xrc ibta15 srq dmabuf failnth abifuzz evflood faults load loss counters ucx mpi distro}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -532,6 +534,14 @@ if want uc; then
 	pp_check "uc_pingpong $DEV_A<->$DEV_B" ucpp \
 		"ibv_uc_pingpong -d $DEV_B -g $GID_B -n $((100 * SCALE)) -p $PAIR_PORT" \
 		"ibv_uc_pingpong -d $DEV_A -g $GID_A -n $((100 * SCALE)) -p $PAIR_PORT $ADDR_B"
+fi
+
+if want xrc; then
+	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
+		timeout 1200 "$BIN/xrc" >"$LOG/xrc.out" 2>&1
+	rc=$?
+	grep -E "^# .*(Expected|FAIL|SKIP)" "$LOG/xrc.out" | sed 's/^#*/#/'
+	harness_tap xrc "$LOG/xrc.out" "$rc"
 fi
 
 if want srq; then
