@@ -43,7 +43,7 @@
 #define POOL		32		/* handles kept per object type */
 #define MAX_ERRNO	134
 
-enum { O_PD, O_CQ, O_QP, O_MR, O_SRQ, O_AH, O_MW, O_NUM };
+enum { O_PD, O_CQ, O_QP, O_MR, O_SRQ, O_AH, O_MW, O_XRCD, O_NUM };
 
 static struct rng rng;
 static int ufd = -1;
@@ -275,6 +275,53 @@ static void op_cq(void)
 	keep_created(O_CQ, ok, c.response);
 }
 
+/*
+ * XRC domains: a private one (fd -1, O_CREAT), or a random fd and flags;
+ * closed while their SRQs and target QPs may live.
+ */
+static void op_xrcd(void)
+{
+	bool ok;
+	struct ib_uverbs_open_xrcd c = {
+		.response = some_resp(),
+		.fd = rng_one_in(&rng, 4) ? (uint32_t)rng_below(&rng, 8) :
+					    (uint32_t)-1,
+		.oflags = rng_one_in(&rng, 4) ? some_u32() : O_CREAT,
+	};
+	struct ib_uverbs_close_xrcd d = { .xrcd_handle = pick(O_XRCD) };
+
+	if (rng_one_in(&rng, 3)) {
+		send_cmd(IB_USER_VERBS_CMD_CLOSE_XRCD, &d, sizeof(d), NULL, 0, 0);
+		forget(O_XRCD, d.xrcd_handle);
+		return;
+	}
+	ok = send_cmd(IB_USER_VERBS_CMD_OPEN_XRCD, &c, sizeof(c), NULL, 0,
+		      sizeof(struct ib_uverbs_open_xrcd_resp));
+	keep_created(O_XRCD, ok, c.response);
+}
+
+/* An XRC SRQ (CREATE_XSRQ) of a domain, with its CQ and PD. */
+static void op_xsrq(const struct dray_create_srq_cmd *drv)
+{
+	bool ok;
+	struct ib_uverbs_create_xsrq c = {
+		.response = some_resp(),
+		.srq_type = (uint8_t)(rng_one_in(&rng, 8) ? rng_below(&rng, 4) :
+					      IBV_SRQT_XRC),
+		.pd_handle = pick(O_PD),
+		.max_wr = some_u32(),
+		.max_sge = (uint32_t)rng_below(&rng, 40),
+		.srq_limit = some_u32(),
+		.xrcd_handle = pick(O_XRCD),
+		.cq_handle = pick(O_CQ),
+	};
+
+	ok = send_cmd(IB_USER_VERBS_CMD_CREATE_XSRQ, &c, sizeof(c), drv,
+		      sizeof(*drv), sizeof(struct ib_uverbs_create_srq_resp) +
+		      sizeof(struct dray_create_srq_resp));
+	keep_created(O_SRQ, ok, c.response);
+}
+
 static void op_srq(void)
 {
 	bool ok;
@@ -312,16 +359,23 @@ static void op_srq(void)
 		break;
 	}
 	drv.buf_addr = some_addr(drv.buf_size);
+	if (rng_one_in(&rng, 3)) {
+		op_xsrq(&drv);
+		return;
+	}
 	ok = send_cmd(IB_USER_VERBS_CMD_CREATE_SRQ, &c, sizeof(c), &drv, sizeof(drv),
 		      sizeof(struct ib_uverbs_create_srq_resp) +
 		      sizeof(struct dray_create_srq_resp));
 	keep_created(O_SRQ, ok, c.response);
 }
 
-/* RC twice, UD, UC, GSI (1), raw packet, XRC, none, nonsense */
+/*
+ * RC twice, UD, UC, GSI (1), raw packet, XRC initiator and target (whose
+ * pd_handle is a domain's), none, nonsense
+ */
 static const uint8_t qp_types[] = {
 	IBV_QPT_RC, IBV_QPT_RC, IBV_QPT_UD, IBV_QPT_UC, 1,
-	IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND, 0, 77,
+	IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND, IBV_QPT_XRC_RECV, 0, 77,
 };
 
 static void op_qp_create(void)
@@ -354,6 +408,8 @@ static void op_qp_create(void)
 	drv.rq_buf_addr = some_addr(drv.rq_buf_size);
 	if (rng_one_in(&rng, 16))
 		drv.reserved = 1;
+	if (c.qp_type == IBV_QPT_XRC_RECV && !rng_one_in(&rng, 8))
+		c.pd_handle = pick(O_XRCD);
 	ok = send_cmd(IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), &drv, sizeof(drv),
 		      sizeof(struct ib_uverbs_create_qp_resp) +
 		      sizeof(struct dray_create_qp_resp));
@@ -553,7 +609,7 @@ static void op_misc(void)
 
 static void (*const op_fns[])(void) = {
 	op_pd, op_pd, op_mr, op_mr, op_cq, op_cq, op_srq, op_qp, op_qp,
-	op_qp, op_qp, op_ah, op_mw, op_misc,
+	op_qp, op_qp, op_ah, op_mw, op_xrcd, op_misc,
 };
 
 static void open_context(const char *name)

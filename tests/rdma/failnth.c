@@ -427,6 +427,80 @@ TEST_F(fn, create_qp_on_srq)
 	ASSERT_ERRNO(0, ibv_destroy_srq(fn_srq));
 }
 
+/* XRC: a private domain, an XRC SRQ of it, an initiator, a target. */
+static void *make_xrcd(FIXTURE_DATA(fn) *self)
+{
+	struct ibv_xrcd_init_attr a = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+
+	return ibv_open_xrcd(self->ctx, &a);
+}
+
+static int undo_xrcd(FIXTURE_DATA(fn) *self, void *o)
+{
+	return ibv_close_xrcd(o);
+}
+
+TEST_F(fn, open_xrcd)
+{
+	WALK("ibv_open_xrcd", make_xrcd, undo_xrcd);
+}
+
+/* the domain of the XRC SRQ and target QP walks, made without faults */
+static struct ibv_xrcd *fn_xrcd;
+
+static void *make_xsrq(FIXTURE_DATA(fn) *self)
+{
+	struct ibv_srq_init_attr_ex a = {
+		.attr = { .max_wr = 64, .max_sge = 2 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC,
+		.pd = self->pd,
+		.xrcd = fn_xrcd,
+		.cq = self->cq,
+	};
+
+	return ibv_create_srq_ex(self->ctx, &a);
+}
+
+static void *make_xrc_tgt(FIXTURE_DATA(fn) *self)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+		.xrcd = fn_xrcd,
+	};
+
+	return ibv_create_qp_ex(self->ctx, &a);
+}
+
+static void *make_xrc_ini(FIXTURE_DATA(fn) *self)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = IBV_QPT_XRC_SEND,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = self->pd,
+		.send_cq = self->cq,
+		.cap = { .max_send_wr = 16, .max_send_sge = 2 },
+	};
+
+	return ibv_create_qp_ex(self->ctx, &a);
+}
+
+TEST_F(fn, create_xrc_objects)
+{
+	fn_xrcd = make_xrcd(self);
+	ASSERT_NE(NULL, fn_xrcd);
+	WALK("ibv_create_srq_ex(XRC)", make_xsrq, undo_srq);
+	WALK("ibv_create_qp_ex(XRC_RECV)", make_xrc_tgt, undo_qp);
+	WALK("ibv_create_qp_ex(XRC_SEND)", make_xrc_ini, undo_qp);
+	ASSERT_ERRNO(0, ibv_close_xrcd(fn_xrcd));
+}
+
 static void *make_ah(FIXTURE_DATA(fn) *self)
 {
 	struct ibv_ah_attr a = {
