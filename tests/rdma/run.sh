@@ -44,6 +44,8 @@
 #              initiator and target QPs, one line per case, in 2 variants
 #   srq        tests/rdma/srq (kselftest harness): shared receive queues, one
 #              line per case
+#   dm         tests/rdma/dm (kselftest harness): device memory, one line per
+#              case
 #   dmabuf     tests/rdma/dmabuf (kselftest harness): dma-buf MRs, one line
 #              per case, over vgem (modprobe'd here) and the test exporter
 #              build/rdma/dray_dmabuf_exp.ko (insmod'ed here, removed after)
@@ -95,7 +97,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest poll integrity jumbo verbs_err hostile ud uc xrc ibta15 srq dmabuf failnth abifuzz evflood faults load loss counters ucx mpi distro}
+groups=${*:-pingpong perftest poll integrity jumbo verbs_err hostile ud uc xrc ibta15 srq dm dmabuf failnth abifuzz evflood faults load loss counters ucx mpi distro}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -542,6 +544,14 @@ if want xrc; then
 	rc=$?
 	grep -E "^# .*(Expected|FAIL|SKIP)" "$LOG/xrc.out" | sed 's/^#*/#/'
 	harness_tap xrc "$LOG/xrc.out" "$rc"
+fi
+
+if want dm; then
+	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
+		timeout 900 "$BIN/dm" >"$LOG/dm.out" 2>&1
+	rc=$?
+	grep -E "^# .*(Expected|FAIL|SKIP)" "$LOG/dm.out" | sed 's/^#*/#/'
+	harness_tap dm "$LOG/dm.out" "$rc"
 fi
 
 if want srq; then

@@ -267,8 +267,18 @@ static int mr_params(const struct dray_cmd_create_mr *cmd,
 	}
 
 	*syndrome = DRAY_AQ_SYN_LENGTH;
-	if (!mr->length || mr->length > DRAY_HW_MAX_MR_SIZE)
+	if (mr->length > DRAY_HW_MAX_MR_SIZE)
 		return DRAY_AQ_STS_BAD_PARAM;
+	if (!mr->length) {
+		/* Empty: no page, only zero-length accesses go through it. */
+		*syndrome = DRAY_AQ_SYN_PAGE_COUNT;
+		if (mr->n_pages)
+			return DRAY_AQ_STS_BAD_PARAM;
+		*syndrome = DRAY_AQ_SYN_MTT;
+		if (cmd->mtt_addr)
+			return DRAY_AQ_STS_BAD_PARAM;
+		return DRAY_AQ_STS_OK;
+	}
 	*syndrome = DRAY_AQ_SYN_IOVA;
 	if (check_add_overflow(mr->iova, mr->length - 1, &last))
 		return DRAY_AQ_STS_BAD_PARAM;
@@ -534,7 +544,7 @@ enum dray_mr_err dray_hw_mr_check(struct dray_hw *hw, u32 key, u32 pdn,
 	if ((mr->access & access) != access)
 		return DRAY_MR_ERR_ACCESS;
 	if (len) {
-		if (check_add_overflow(addr, len - 1, &last) ||
+		if (!mr->length || check_add_overflow(addr, len - 1, &last) ||
 		    addr < mr->iova || last - mr->iova > mr->length - 1)
 			return DRAY_MR_ERR_RANGE;
 		if ((mr->flags & DRAY_MR_F_PHYSICAL) &&

@@ -182,8 +182,8 @@ u8 dray_hw_mw_bind(struct dray_hw *hw, const struct dray_hw_qp *qp,
 	    !(mr->access & DRAY_ACCESS_LOCAL_WRITE))
 		return DRAY_VERR_MW_ACCESS;
 	/* C10-75: the window lies inside the MR. */
-	if (check_add_overflow(addr, length - 1, &last) || addr < mr->iova ||
-	    last - mr->iova > mr->length - 1)
+	if (!mr->length || check_add_overflow(addr, length - 1, &last) ||
+	    addr < mr->iova || last - mr->iova > mr->length - 1)
 		return DRAY_VERR_MW_MR;
 
 	mw_unbind(mw);

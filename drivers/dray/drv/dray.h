@@ -160,6 +160,10 @@ struct dray_dev {
 	u32			kuar_index;
 	/* Engine wake-up for posters that cannot write the register. */
 	struct work_struct	kick_work;
+
+	/* Device memory (dm.c): bytes of it, and in use by live DMs. */
+	u64			dm_total;
+	atomic64_t		dm_used;
 };
 
 struct dray_ucontext {
@@ -169,10 +173,15 @@ struct dray_ucontext {
 	struct rdma_user_mmap_entry	*db_entry;
 };
 
-/* An mmap-able page owned by a context; freed after its last mapping. */
+/*
+ * What a context maps: its doorbell page (order 0) or a block of device
+ * memory (dm.c), 2^order physically contiguous pages. The entry owns them
+ * and frees them after the last mapping is gone (dray_mmap_free()).
+ */
 struct dray_mmap_entry {
 	struct rdma_user_mmap_entry	rdma_entry;
 	struct page			*page;
+	unsigned int			order;
 };
 
 struct dray_pd {
@@ -642,6 +651,9 @@ struct ib_umem *dray_queue_pin(struct dray_dev *dev, const char *what,
 
 /* verbs.c */
 extern const struct ib_device_ops dray_dev_ops;
+/* Give @entry a key in the context's window (see verbs.c). */
+int dray_mmap_entry_insert(struct ib_ucontext *ibuctx,
+			   struct rdma_user_mmap_entry *entry, size_t length);
 int dray_udata_cmd(struct dray_dev *dev, struct ib_udata *udata, void *cmd,
 		   size_t size, size_t min_size, const char *verb);
 int dray_udata_resp(struct dray_dev *dev, struct ib_udata *udata,
@@ -651,6 +663,17 @@ int dray_udata_resp(struct dray_dev *dev, struct ib_udata *udata,
 /* pd.c */
 int dray_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int dray_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* dm.c */
+u64 dray_dm_size(void);
+struct ib_dm *dray_alloc_dm(struct ib_device *ibdev,
+			    struct ib_ucontext *ibuctx,
+			    struct ib_dm_alloc_attr *attr,
+			    struct uverbs_attr_bundle *attrs);
+int dray_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs);
+struct ib_mr *dray_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			     struct ib_dm_mr_attr *attr,
+			     struct uverbs_attr_bundle *attrs);
 
 /* xrc.c */
 int dray_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);

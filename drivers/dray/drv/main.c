@@ -91,6 +91,8 @@ static int dray_probe(struct dray_dev *dev)
 	ret = dray_admin_query_device(dev, &dev->caps);
 	if (ret)
 		goto destroy_aq;
+	dev->dm_total = dray_dm_size();
+	atomic64_set(&dev->dm_used, 0);
 	ret = dray_eq_create(dev, &dev->async_eq,
 			     clamp_t(uint, READ_ONCE(async_eq_log_depth),
 				     DRAY_EQ_LOG_DEPTH_MIN,

@@ -13,8 +13,24 @@
 #include "dray.h"
 #include "../compat.h"
 
-/* mmap keys of a context live in their own window, see dray_alloc_ucontext */
+/*
+ * mmap keys of a context live in a window derived from its UAR index:
+ * keys are unique per device, so another context's key never maps in
+ * this one, and the window's first key is never 0.
+ */
 #define DRAY_MMAP_WINDOW_SHIFT	16
+
+int dray_mmap_entry_insert(struct ib_ucontext *ibuctx,
+			   struct rdma_user_mmap_entry *entry, size_t length)
+{
+	u32 key_min = (to_ductx(ibuctx)->uar_index + 1) <<
+		      DRAY_MMAP_WINDOW_SHIFT;
+
+	return rdma_user_mmap_entry_insert_range(ibuctx, entry, length,
+						 key_min,
+						 key_min +
+						 BIT(DRAY_MMAP_WINDOW_SHIFT) - 1);
+}
 
 static int dray_query_device(struct ib_device *ibdev,
 			     struct ib_device_attr *attr,
@@ -74,6 +90,7 @@ static int dray_query_device(struct ib_device *ibdev,
 	attr->max_srq_sge = c->max_srq_sge;
 	attr->max_mcast_grp = c->max_mcast_grp;
 	attr->max_mcast_qp_attach = c->max_mcast_qp_attach;
+	attr->max_dm_size = to_ddev(ibdev)->dm_total;
 	attr->max_total_mcast_qp_attach = c->max_mcast_grp *
 					  c->max_mcast_qp_attach;
 	attr->atomic_cap = IB_ATOMIC_HCA;
@@ -265,7 +282,6 @@ static int dray_alloc_ucontext(struct ib_ucontext *ibuctx,
 	struct device *dma_dev = dray_dma_dev(dev);
 	struct dray_alloc_ucontext_resp resp = {};
 	struct dray_mmap_entry *entry;
-	u32 key_min;
 	int ret;
 
 	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
@@ -298,14 +314,7 @@ static int dray_alloc_ucontext(struct ib_ucontext *ibuctx,
 		goto unmap;
 	}
 
-	/*
-	 * Keys are unique per device: a context's window depends on its UAR
-	 * index, so another context's key never maps in this one.
-	 */
-	key_min = (uctx->uar_index + 1) << DRAY_MMAP_WINDOW_SHIFT;
-	ret = rdma_user_mmap_entry_insert_range(ibuctx, &entry->rdma_entry,
-						PAGE_SIZE, key_min,
-						key_min + BIT(DRAY_MMAP_WINDOW_SHIFT) - 1);
+	ret = dray_mmap_entry_insert(ibuctx, &entry->rdma_entry, PAGE_SIZE);
 	if (ret)
 		goto destroy_uar;
 	uctx->db_entry = &entry->rdma_entry;
@@ -372,7 +381,7 @@ static int dray_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
 	struct dray_mmap_entry *entry;
 	int ret;
 
-	/* Doorbell pages hold data only. */
+	/* Doorbell pages and device memory hold data only. */
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
 
@@ -391,12 +400,14 @@ static int dray_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
 	 * WARNs as it unwinds a mapping whose page table it could not
 	 * allocate, and the core reports that failure as EAGAIN.
 	 */
-	ret = apply_to_page_range(vma->vm_mm, vma->vm_start, PAGE_SIZE,
+	ret = apply_to_page_range(vma->vm_mm, vma->vm_start,
+				  PAGE_SIZE << entry->order,
 				  dray_mmap_pte_none, NULL);
 	if (!ret) {
 		dray_vm_flags_clear(vma, VM_MAYEXEC);
 		ret = rdma_user_mmap_io(ibuctx, vma, page_to_pfn(entry->page),
-					PAGE_SIZE, vma->vm_page_prot, rentry);
+					PAGE_SIZE << entry->order,
+					vma->vm_page_prot, rentry);
 	}
 	rdma_user_mmap_entry_put(rentry);
 	return ret;
@@ -407,7 +418,7 @@ static void dray_mmap_free(struct rdma_user_mmap_entry *rentry)
 	struct dray_mmap_entry *entry =
 		container_of(rentry, struct dray_mmap_entry, rdma_entry);
 
-	__free_page(entry->page);
+	__free_pages(entry->page, entry->order);
 	kfree(entry);
 }
 
@@ -432,6 +443,7 @@ const struct ib_device_ops dray_dev_ops = {
 	.uverbs_abi_ver = DRAY_UVERBS_ABI_VERSION,
 
 	.add_gid = dray_add_gid,
+	.alloc_dm = dray_alloc_dm,
 	.alloc_pd = dray_alloc_pd,
 	.alloc_xrcd = dray_alloc_xrcd,
 	.alloc_ucontext = dray_alloc_ucontext,
@@ -440,12 +452,14 @@ const struct ib_device_ops dray_dev_ops = {
 	.create_qp = dray_create_qp,
 	.create_srq = dray_create_srq,
 	.create_user_ah = dray_create_ah,
+	.dealloc_dm = dray_dealloc_dm,
 	.dealloc_pd = dray_dealloc_pd,
 	.dealloc_xrcd = dray_dealloc_xrcd,
 	.dealloc_ucontext = dray_dealloc_ucontext,
 	.del_gid = dray_del_gid,
 	.dereg_mr = dray_dereg_mr,
 	.rereg_user_mr = dray_rereg_user_mr,
+	.reg_dm_mr = dray_reg_dm_mr,
 	.alloc_mr = dray_alloc_mr,
 	.alloc_mw = dray_alloc_mw,
 	.dealloc_mw = dray_dealloc_mw,

@@ -121,6 +121,18 @@ struct dray_create_srq_resp {
 	__u32 reserved;
 };
 
+/*
+ * ibv_alloc_dm: the driver's attributes of UVERBS_METHOD_DM_ALLOC. The
+ * device memory is mapped with mmap(2) on the uverbs file at offset
+ * MMAP_KEY, length MMAP_LEN (whole pages, at least the length asked for),
+ * PROT_READ | PROT_WRITE, MAP_SHARED; byte 0 of the DM is the first byte
+ * of the mapping.
+ */
+enum dray_ib_dm_alloc_attrs {
+	DRAY_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY = (1U << UVERBS_ID_NS_SHIFT),
+	DRAY_IB_ATTR_ALLOC_DM_RESP_MMAP_LEN,
+};
+
 /* An AH's number, used in UD send WQEs (dray_sq_wqe.u.ud.ah). */
 struct dray_create_ah_resp {
 	__u32 ahn;

@@ -32,6 +32,7 @@ static void dray_free_context(struct ibv_context *ibctx);
  * ack_cq_events and async events the generic implementation.
  */
 static const struct verbs_context_ops dray_ctx_ops = {
+	.alloc_dm = dray_alloc_dm,
 	.alloc_pd = dray_alloc_pd,
 	.alloc_parent_domain = dray_alloc_parent_domain,
 	.create_ah = dray_create_ah,
@@ -56,6 +57,7 @@ static const struct verbs_context_ops dray_ctx_ops = {
 	.destroy_qp = dray_destroy_qp,
 	.destroy_srq = dray_destroy_srq,
 	.free_context = dray_free_context,
+	.free_dm = dray_free_dm,
 	.get_srq_num = dray_get_srq_num,
 	.modify_qp = dray_modify_qp,
 	.modify_srq = dray_modify_srq,
@@ -70,6 +72,7 @@ static const struct verbs_context_ops dray_ctx_ops = {
 	.query_qp = dray_query_qp,
 	.query_srq = dray_query_srq,
 	.reg_dmabuf_mr = dray_reg_dmabuf_mr,
+	.reg_dm_mr = dray_reg_dm_mr,
 	.reg_mr = dray_reg_mr,
 	.req_notify_cq = dray_arm_cq,
 };

@@ -386,6 +386,14 @@ struct ibv_qp *dray_open_qp(struct ibv_context *ibctx,
 			    struct ibv_qp_open_attr *attr);
 int dray_destroy_ah(struct ibv_ah *ibah);
 
+/* dm.c: device memory */
+struct ibv_dm *dray_alloc_dm(struct ibv_context *ibctx,
+			     struct ibv_alloc_dm_attr *attr);
+int dray_free_dm(struct ibv_dm *ibdm);
+struct ibv_mr *dray_reg_dm_mr(struct ibv_pd *ibpd, struct ibv_dm *ibdm,
+			      uint64_t dm_offset, size_t length,
+			      unsigned int access);
+
 /* qp.c: data path of the work queues */
 int dray_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
