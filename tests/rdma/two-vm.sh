@@ -161,6 +161,15 @@ nvmeof_client() {
 		echo "not ok - nvmeof host: $(tail -n 1 "$nvmeof_out/setup")"
 		return 1
 	fi
+	# Keep-alive every 15 s, not the 5 s default: the link between two
+	# 1-vCPU TCG guests over a host UDP socket loses frames (6 to 19 %
+	# under a flood, Documentation/benchmark.md), a loss at the tail of
+	# a burst costs the QP's local ACK timeout, and a loaded host
+	# stretches every wait further. With 5 s, a keep-alive queued
+	# behind fio's 32 I/Os outlived the target's timer in a CI run on a
+	# busy host (2 s keep-alive RTTs already during the write pass); the
+	# target then tore the controller down and the test failed.
+	nvmeof_connect_opts=(--keep-alive-tmo=15)
 	for ((i = 0; i < 120; i++)); do
 		nvmeof_connect "$SRV_IP" "$CLI_IP" >"$nvmeof_out/try" 2>&1 && break
 		sleep 1

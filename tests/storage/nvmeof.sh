@@ -23,6 +23,8 @@ hostnqn=nqn.2026-12.dev.dray:host
 hostid=6a4d5f0e-3c1b-4e8a-9d2f-7b6c5a4e3d21
 cfg=/sys/kernel/config/nvmet
 img=/tmp/nvmet-ns1.img
+# more nvme connect options (two-vm.sh: a longer keep-alive timeout)
+nvmeof_connect_opts=()
 port_id=1
 
 # The controller device of our subsystem, once it exists (nvme0, ...).
@@ -78,7 +80,8 @@ nvmeof_fio() {
 nvmeof_connect() {
 	local i ta=$1 ha=$2
 	if ! timeout 60 nvme connect -t rdma -a "$ta" -s 4420 -w "$ha" \
-		-n "$nqn" --hostnqn="$hostnqn" --hostid="$hostid" >"$nvmeof_out/connect" 2>&1; then
+		-n "$nqn" --hostnqn="$hostnqn" --hostid="$hostid" \
+		"${nvmeof_connect_opts[@]}" >"$nvmeof_out/connect" 2>&1; then
 		show "$nvmeof_out/connect"
 		echo "# nvme connect -t rdma failed"
 		return 1
