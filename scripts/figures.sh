@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The figures of the last scripts/test.sh run, from its logs in
-# build/test/ (or DIR): what the fuzzers, the hostile process, the
-# command fuzzer, fault injection and the faults under traffic got through, the kmemleak scans and
+# build/test/ (or DIR): what the fuzzers, the hostile process, the frame
+# injector, the command fuzzer, fault injection and the faults under traffic got through, the kmemleak scans and
 # the stages' results, as a Markdown list (Documentation/testing.md keeps
 # one run's).
 #
@@ -39,6 +39,9 @@ mapfile -t all < <(logs '*')
 v=$(grep -hEo 'hostile: [0-9]+ rounds, [0-9]+ in error; [0-9]+ CQEs' "${all[@]}" |
 	awk '{ r += $2; c += $7 } END { if (NR) printf "%d rounds, %d CQEs reaped, in %d runs\n", r, c, NR }')
 say "hostile process (its rings rewritten under the device)" "$v"
+v=$(grep -hEo 'inject: [0-9]+ frames in' "${all[@]}" |
+	awk '{ f += $2 } END { if (NR) printf "%d frames, in %d runs\n", f, NR }')
+say "frames from the network (inject, beside integrity)" "$v"
 v=$(grep -hEo 'abifuzz: [0-9]+ commands, [0-9]+ accepted' "${all[@]}" |
 	awk '{ c += $2; a += $4 } END { if (NR) printf "%d commands, %d accepted, in %d runs\n", c, a, NR }')
 say "abifuzz (uverbs command sequences)" "$v"

@@ -30,7 +30,7 @@
 #      (scripts/debug-kernel.sh: KASAN, KFENCE, lockdep, UBSAN, DEBUG_LIST,
 #      DEBUG_OBJECTS, kmemleak) with dray.ko built against it: the
 #      selftests; the rdma groups integrity, verbs_err, hostile, ud, uc,
-#      xrc, srq, dm, dmabuf, failnth, abifuzz and faults; kverbs; cm without perftest; storage with a quarter of the
+#      xrc, srq, dm, dmabuf, inject, failnth, abifuzz and faults; kverbs; cm without perftest; storage with a quarter of the
 #      data (Documentation/testing.md says what each covers). A report of
 #      any of those checkers fails the stage, and so does a kmemleak leak
 #      attributed to dray (vm-run.sh scans after each lane). The kernel is
@@ -148,7 +148,7 @@ fi
 
 # The rdma groups of stage 12 (6.12): all but the netem loss runs, MPI and
 # failnth (Debian's kernels have no fault injection: it could only skip).
-groups612="pingpong perftest poll integrity jumbo verbs_err hostile ud uc xrc ibta15 srq dm dmabuf abifuzz evflood faults counters ucx distro"
+groups612="pingpong perftest poll integrity jumbo verbs_err hostile ud uc xrc ibta15 srq dm dmabuf inject abifuzz evflood faults counters ucx distro"
 
 stage check scripts/check.sh
 stage unit make -s -C tests/unit run
@@ -257,7 +257,7 @@ if [[ -n $debug ]]; then
 	stage debug-selftests scripts/vm-run.sh --timeout 1800 --module "$dko" -- \
 		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
 	stage debug-rdma scripts/vm-run.sh --timeout 2400 --module "$dko" -- \
-		bash -c 'eval "$(scripts/rdma-env.sh)" && DRAY_FAULT_CYCLES=2 DRAY_FAULT_PERFTEST=0 tests/rdma/run.sh dray integrity verbs_err hostile ud uc xrc srq dm dmabuf failnth abifuzz faults'
+		bash -c 'eval "$(scripts/rdma-env.sh)" && DRAY_FAULT_CYCLES=2 DRAY_FAULT_PERFTEST=0 DRAY_INJECT_FRAMES=10000 DRAY_INJECT_INTEG_ITERS=2400 tests/rdma/run.sh dray integrity verbs_err hostile ud uc xrc srq dm dmabuf inject failnth abifuzz faults'
 	stage debug-kverbs scripts/vm-run.sh --timeout 900 --module "$dko" -- \
 		tests/kverbs/run.sh "$dbuild/ktest/dray_ktest.ko"
 	stage debug-cm scripts/vm-run.sh --timeout 1200 --module "$dko" -- \

@@ -46,6 +46,14 @@
 #              line per case
 #   dm         tests/rdma/dm (kselftest harness): device memory, one line per
 #              case
+#   inject     tests/rdma/inject (dray only): mutated RoCEv2 frames with
+#              valid ICRCs from a raw socket on veth1 into dray0's port, aimed
+#              at its own QPs, PSN windows and keys, while tests/rdma/integrity
+#              moves verified data between the devices; memory outside the
+#              keys' rights unchanged, every control WRITE landed, the device
+#              working after it (at least DRAY_INJECT_FRAMES, default
+#              60000 x scale, and more while integrity's
+#              DRAY_INJECT_INTEG_ITERS, default 50000 x scale, still run)
 #   dmabuf     tests/rdma/dmabuf (kselftest harness): dma-buf MRs, one line
 #              per case, over vgem (modprobe'd here) and the test exporter
 #              build/rdma/dray_dmabuf_exp.ko (insmod'ed here, removed after)
@@ -97,7 +105,7 @@ case $kind in
 dray | rxe) shift || true ;;
 *) kind=dray ;;
 esac
-groups=${*:-pingpong perftest poll integrity jumbo verbs_err hostile ud uc xrc ibta15 srq dm dmabuf failnth abifuzz evflood faults load loss counters ucx mpi distro}
+groups=${*:-pingpong perftest poll integrity jumbo verbs_err hostile ud uc xrc ibta15 srq dm dmabuf inject failnth abifuzz evflood faults load loss counters ucx mpi distro}
 BIN=${DRAY_RDMA_BIN:-$ROOT/build/rdma}
 SCALE=${DRAY_RDMA_SCALE:-1}
 
@@ -598,6 +606,50 @@ if want hostile; then
 		4) tap_skip "hostile process" "$(tail -n1 "$LOG/hostile.out")" ;;
 		*) tap_fail "hostile process" "exit $rc"; show "$LOG/hostile.out" | tail -n 60 ;;
 		esac
+	fi
+fi
+
+# --- inject ----------------------------------------------------------------
+# Frames from the network (tests/rdma/inject.c) while integrity runs beside
+# them on its own QPs; the injector keeps going while integrity does.
+if want inject; then
+	if [[ $kind != dray ]]; then
+		tap_skip "inject" "aims at dray's QPs and keys through its formats: dray only"
+	else
+		frames=${DRAY_INJECT_FRAMES:-$((60000 * SCALE))}
+		timeout 1200 "$BIN/integrity" --quiet --dev-a "$DEV_A" \
+			--dev-b "$DEV_B" \
+			--iters "${DRAY_INJECT_INTEG_ITERS:-$((50000 * SCALE))}" \
+			--max-size 256k --max-batch 16 \
+			>"$LOG/inject-integ.out" 2>&1 &
+		ipid=$!
+		# its QPs exist before the injector lists them
+		for ((i = 0; i < 100; i++)); do
+			rdma resource show qp link "$DEV_A/1" 2>/dev/null |
+				grep -q lqpn && break
+			sleep 0.1
+		done
+		timeout 1200 "$BIN/inject" --dev-a "$DEV_A" --dev-b "$DEV_B" \
+			--if-a veth0 --if-b veth1 --frames "$frames" \
+			--max-frames $((4 * frames)) --while-pid "$ipid" \
+			>"$LOG/inject.out" 2>&1
+		rc=$?
+		wait "$ipid"
+		irc=$?
+		case $rc in
+		0) tap_ok "inject: frames from the network"
+		   grep -E "^inject: " "$LOG/inject.out" | grep -v PASS | sed 's/^/# /' ;;
+		4) tap_skip "inject: frames from the network" "$(tail -n1 "$LOG/inject.out")" ;;
+		*) tap_fail "inject: frames from the network" "exit $rc"
+		   show "$LOG/inject.out" | tail -n 40 ;;
+		esac
+		if [[ $irc -eq 0 ]]; then
+			tap_ok "inject: integrity beside the injected frames"
+			grep -E "ops in|PASS" "$LOG/inject-integ.out" | sed 's/^/# /'
+		else
+			tap_fail "inject: integrity beside the injected frames" "exit $irc"
+			show "$LOG/inject-integ.out" | tail -n 40
+		fi
 	fi
 fi
 
