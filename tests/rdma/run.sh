@@ -486,6 +486,19 @@ harness_tap() {
 	fi
 }
 
+# harness_run PROG SECS [TODO] [MORE]: the kselftest harness program PROG
+# on DEV_A and DEV_B, at most SECS seconds; its failed expectations and
+# skips (and lines matching the regex MORE) as comments, then harness_tap.
+harness_run() {
+	local prog=$1 secs=$2 todo=${3:-} more=${4:-} rc
+	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
+		timeout "$secs" "$BIN/$prog" >"$LOG/$prog.out" 2>&1
+	rc=$?
+	grep -E "^# .*(Expected|FAIL|SKIP${more:+|$more})" "$LOG/$prog.out" |
+		sed 's/^#*/#/'
+	harness_tap "$prog" "$LOG/$prog.out" "$rc" "$todo"
+}
+
 if want verbs_err; then
 	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
 		timeout 1200 "$BIN/verbs_err" >"$LOG/ve.out" 2>&1
@@ -495,22 +508,14 @@ if want verbs_err; then
 fi
 
 if want ud; then
-	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
-		timeout 1200 "$BIN/ud" >"$LOG/ud.out" 2>&1
-	rc=$?
-	grep -E "^# .*(Expected|FAIL|SKIP)" "$LOG/ud.out" | sed 's/^#*/#/'
 	# Known rxe deviations (README): counted as skipped.
 	todo=
 	[[ $kind == rxe ]] && todo="rxe 6.1 deviates from IBTA for UD"
-	harness_tap ud "$LOG/ud.out" "$rc" "$todo"
+	harness_run ud 1200 "$todo"
 fi
 
 if want ibta15; then
-	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
-		timeout 600 "$BIN/ibta15" >"$LOG/ibta15.out" 2>&1
-	rc=$?
-	grep -E "^# .*(Expected|FAIL|SKIP|offers)" "$LOG/ibta15.out" | sed 's/^#*/#/'
-	harness_tap ibta15 "$LOG/ibta15.out" "$rc"
+	harness_run ibta15 600 "" offers
 fi
 
 if want uc; then
@@ -547,27 +552,15 @@ if want uc; then
 fi
 
 if want xrc; then
-	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
-		timeout 1200 "$BIN/xrc" >"$LOG/xrc.out" 2>&1
-	rc=$?
-	grep -E "^# .*(Expected|FAIL|SKIP)" "$LOG/xrc.out" | sed 's/^#*/#/'
-	harness_tap xrc "$LOG/xrc.out" "$rc"
+	harness_run xrc 1200
 fi
 
 if want dm; then
-	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
-		timeout 900 "$BIN/dm" >"$LOG/dm.out" 2>&1
-	rc=$?
-	grep -E "^# .*(Expected|FAIL|SKIP)" "$LOG/dm.out" | sed 's/^#*/#/'
-	harness_tap dm "$LOG/dm.out" "$rc"
+	harness_run dm 900
 fi
 
 if want srq; then
-	DRAY_TEST_DEV_A=$DEV_A DRAY_TEST_DEV_B=$DEV_B \
-		timeout 1200 "$BIN/srq" >"$LOG/srq.out" 2>&1
-	rc=$?
-	grep -E "^# .*(Expected|FAIL|SKIP)" "$LOG/srq.out" | sed 's/^#*/#/'
-	harness_tap srq "$LOG/srq.out" "$rc"
+	harness_run srq 1200
 fi
 
 # --- dmabuf (kselftest harness) ----------------------------------------------
