@@ -39,6 +39,9 @@ mapfile -t all < <(logs '*')
 v=$(grep -hEo 'hostile: [0-9]+ rounds, [0-9]+ in error; [0-9]+ CQEs' "${all[@]}" |
 	awk '{ r += $2; c += $7 } END { if (NR) printf "%d rounds, %d CQEs reaped, in %d runs\n", r, c, NR }')
 say "hostile process (its rings rewritten under the device)" "$v"
+v=$(grep -hEo 'hostile: storm: [0-9]+ WQEs \([0-9]+ garbage\)' "${all[@]}" |
+	tr -d '(' | awk '{ w += $3; g += $5 } END { if (NR) printf "%d random WQEs (%d of them garbage), in %d runs\n", w, g, NR }')
+say "hostile process's storm" "$v"
 v=$(grep -hEo 'inject: [0-9]+ frames in' "${all[@]}" |
 	awk '{ f += $2 } END { if (NR) printf "%d frames, in %d runs\n", f, NR }')
 say "frames from the network (inject, beside integrity)" "$v"

@@ -22,7 +22,10 @@
  * (the provider's buffers are its own business). The formats are those of
  * <dray/dray_queue.h> and <dray/dray_uar.h>.
  *
- *   hostile [--dev NAME] [--gid-index N] [--rounds N] [--seed S]
+ *   hostile [--dev NAME] [--gid-index N] [--rounds N] [--storm N] [--seed S]
+ *
+ * With --storm N, N random WQEs follow the rounds, posted in batches as
+ * fast as the device takes them (storm() says how).
  *
  * The device defaults to $DRAY_TEST_DEV_A, else dray0. Exit status: 0
  * pass, 1 fail, 4 skip (the device is not a dray device).
@@ -76,6 +79,7 @@ static struct {
 	const char *dev;
 	int gid_index;
 	int rounds;
+	uint64_t storm;
 	uint64_t seed;
 } opt = { .gid_index = -1, .rounds = 48 };
 
@@ -964,6 +968,181 @@ static bool must_fail(enum garbage g)
 	       g == G_PRODUCER_BEHIND;
 }
 
+/* The storm */
+
+/* One garbage WQE in this many of the storm's */
+#define STORM_BAD	256
+
+/*
+ * A WQE that parses and must succeed: RDMA WRITE (from 0 to 3 SGEs, or
+ * inline), RDMA READ, or an atomic, with random lengths, addresses and
+ * flags; its SGEs in the first half of mr_rw, its remote range in the
+ * second half (P is on the same PD and device).
+ */
+static void plausible_wqe(struct dray_sq_wqe *w, size_t stride)
+{
+	static const uint8_t ops[] = {
+		DRAY_WQE_RDMA_WRITE, DRAY_WQE_RDMA_WRITE, DRAY_WQE_RDMA_READ,
+		DRAY_WQE_ATOMIC_CMP_SWP, DRAY_WQE_ATOMIC_FETCH_ADD,
+	};
+	struct dray_sge *s = (struct dray_sge *)(w + 1);
+	uintptr_t local = (uintptr_t)mr_rw.addr;
+	uintptr_t remote = local + MR_LEN / 2;
+	uint32_t total = 0, n, i, len;
+	uint8_t op = ops[rng_below(&rng, sizeof(ops))];
+
+	memset(w, 0, DRAY_SQ_WQE_HDR_SIZE);
+	w->opcode = op;
+	w->flags = (rng_one_in(&rng, 8) ? DRAY_WQE_F_SIGNALED : 0) |
+		   (rng_one_in(&rng, 8) ? DRAY_WQE_F_FENCE : 0) |
+		   (rng_one_in(&rng, 8) ? DRAY_WQE_F_SOLICITED : 0);
+	if (op == DRAY_WQE_ATOMIC_CMP_SWP || op == DRAY_WQE_ATOMIC_FETCH_ADD) {
+		w->num_sge = 1;
+		put_sge(&s[0], local + (rng_below(&rng, MR_LEN / 2) & ~7ULL), 8,
+			mr_rw.lkey);
+		w->u.atomic.remote_addr =
+			htole64(remote + (rng_below(&rng, MR_LEN / 2) & ~7ULL));
+		w->u.atomic.rkey = htole32(mr_rw.rkey);
+		w->u.atomic.compare_add = rng_next(&rng);
+		w->u.atomic.swap = rng_next(&rng);
+		return;
+	}
+	if (op == DRAY_WQE_RDMA_WRITE && rng_one_in(&rng, 4)) {
+		total = (uint32_t)rng_below(&rng,
+					    stride - DRAY_SQ_WQE_HDR_SIZE + 1);
+		w->flags |= DRAY_WQE_F_INLINE;
+		w->length = htole32(total);
+		for (i = 0; i < total; i++)
+			((uint8_t *)(w + 1))[i] = (uint8_t)rng_next(&rng);
+	} else {
+		n = (uint32_t)rng_below(&rng, 4);
+		w->num_sge = (uint8_t)n;
+		for (i = 0; i < n; i++) {
+			len = (uint32_t)rng_below(&rng, 2048);
+			put_sge(&s[i], local + rng_below(&rng, MR_LEN / 2 - len),
+				len, mr_rw.lkey);
+			total += len;
+		}
+	}
+	w->u.rdma.remote_addr =
+		htole64(remote + rng_below(&rng, MR_LEN / 2 - total));
+	w->u.rdma.rkey = htole32(mr_rw.rkey);
+}
+
+/*
+ * Take H's CQEs until the one of WQE @last (every WQE after an error is
+ * flushed with a CQE, so it always comes), at most 10 s. False on the
+ * time limit.
+ */
+static bool storm_collect(struct tally *t, uint32_t last)
+{
+	uint64_t end = now_us() + 10000000;
+	unsigned int idle = 0;
+
+	for (;;) {
+		struct dray_cqe *e = &cq.ring[dray_ring_slot(cq.consumer,
+							     cq.depth)];
+		uint8_t flags = __atomic_load_n(&e->flags, __ATOMIC_ACQUIRE);
+
+		if ((flags & DRAY_CQE_F_PHASE) ==
+		    dray_ring_phase(cq.consumer, cq.depth)) {
+			bool ours = le32toh(e->qpn) == hq.qpn &&
+				    le32toh(e->wqe_index) == last;
+			uint8_t st = e->status;
+
+			t->total++;
+			if (st == DRAY_CQE_ST_SUCCESS)
+				t->success++;
+			else
+				t->errors++;
+			t->by_status[st < 32 ? st : 31]++;
+			cq.consumer++;
+			__atomic_store_n(&cq.db->consumer,
+					 htole32(cq.consumer), __ATOMIC_RELEASE);
+			idle = 0;
+			if (ours)
+				return true;
+			continue;
+		}
+		if (now_us() > end)
+			return false;
+		if (++idle > 64)
+			usleep(50);
+	}
+}
+
+/*
+ * The storm: @n random WQEs in batches of 1 to depth - 1, each batch's
+ * last WQE signaled, its doorbell record published and (mostly) KICKed.
+ * One WQE in STORM_BAD is garbage (structured_wqe()); a batch with one
+ * ends in an error and the pair is reset and connected again. A batch
+ * without garbage must complete without an error. The guards are checked
+ * every 256 batches and at the end.
+ */
+static void storm(uint64_t n, struct tally *all)
+{
+	size_t stride = 1U << hq.sq.log_stride;
+	uint64_t written = 0, bad = 0, batches = 0, resets = 0;
+	uint64_t t0 = now_us();
+	struct tally st = { 0 };
+
+	connect_pair("storm");
+	while (written < n && !fail_count) {
+		uint32_t k = (uint32_t)rng_range(&rng, 1, hq.sq.depth - 1), i;
+		struct tally t = { 0 };
+		struct dray_sq_wqe *w;
+		bool garbage = false;
+
+		for (i = 0; i < k; i++) {
+			w = wqe_at(&hq.sq, hq.sq.head + i);
+			if (rng_one_in(&rng, STORM_BAD)) {
+				structured_wqe(w, stride);
+				garbage = true;
+				bad++;
+			} else {
+				plausible_wqe(w, stride);
+			}
+		}
+		w->flags |= DRAY_WQE_F_SIGNALED;
+		hq.sq.head += k;
+		publish(&hq.sq, hq.sq.head);
+		if (!rng_one_in(&rng, 4) ||
+		    (le32toh(uar->dev.flags) & DRAY_UAR_F_NEED_WAKEUP))
+			ring();
+		if (!storm_collect(&t, hq.sq.head - 1))
+			fail("storm batch %" PRIu64 " (%u WQEs%s): no completion of its last WQE in 10 s",
+			     batches, k, garbage ? ", garbage" : "");
+		if (t.errors && !garbage) {
+			for (i = 1; i < 31 && !t.by_status[i]; i++)
+				;
+			fail("storm batch %" PRIu64 ": %u of %u CQEs in error without garbage (status %u among them)",
+			     batches, t.errors, t.total, i);
+		}
+		st.total += t.total;
+		st.success += t.success;
+		st.errors += t.errors;
+		for (i = 0; i < 32; i++)
+			st.by_status[i] += t.by_status[i];
+		written += k;
+		batches++;
+		if (t.errors) {
+			connect_pair("storm");
+			resets++;
+		}
+		if (!(batches % 256))
+			check_guarded("storm");
+	}
+	check_guarded("after the storm");
+	all->total += st.total;
+	all->success += st.success;
+	all->errors += st.errors;
+	printf("hostile: storm: %" PRIu64 " WQEs (%" PRIu64 " garbage) in %" PRIu64
+	       " batches, %" PRIu64 " resets, %.1f s; %u CQEs (%u ok, %u flushed, %u other errors)\n",
+	       written, bad, batches, resets, (double)(now_us() - t0) / 1e6,
+	       st.total, st.success, st.by_status[DRAY_CQE_ST_WR_FLUSH_ERR],
+	       st.errors - st.by_status[DRAY_CQE_ST_WR_FLUSH_ERR]);
+}
+
 /* Setup */
 
 static bool find_uverbs(const char *ibdev, char *path, size_t len)
@@ -1095,6 +1274,7 @@ int main(int argc, char **argv)
 		{ "dev", required_argument, NULL, 'd' },
 		{ "gid-index", required_argument, NULL, 'g' },
 		{ "rounds", required_argument, NULL, 'r' },
+		{ "storm", required_argument, NULL, 'w' },
 		{ "seed", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1127,13 +1307,16 @@ int main(int argc, char **argv)
 		case 'r':
 			opt.rounds = atoi(optarg);
 			break;
+		case 'w':
+			opt.storm = strtoull(optarg, NULL, 0);
+			break;
 		case 's':
 			opt.seed = strtoull(optarg, NULL, 0);
 			seeded = true;
 			break;
 		default:
 			fprintf(stderr,
-				"usage: hostile [--dev NAME] [--gid-index N] [--rounds N] [--seed S]\n");
+				"usage: hostile [--dev NAME] [--gid-index N] [--rounds N] [--storm N] [--seed S]\n");
 			return 2;
 		}
 	}
@@ -1218,6 +1401,9 @@ int main(int argc, char **argv)
 			fail("round %d (%s): a good WRITE after RESET gave %u ok, %u errors",
 			     r, garbage_name[g], t.success, t.errors);
 	}
+
+	if (opt.storm)
+		storm(opt.storm, &all);
 
 	/*
 	 * The SRQ's producer index far ahead: the SRQ is in error for good,

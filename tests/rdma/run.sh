@@ -26,7 +26,8 @@
 #              1500 again: integrity, perftest -a, the frames of a 1 MiB
 #              WRITE, ibv_ud_pingpong -s 4096
 #   verbs_err  tests/rdma/verbs_err (kselftest harness), one line per case
-#   hostile    tests/rdma/hostile (dray only)
+#   hostile    tests/rdma/hostile (dray only): its rounds, then a storm of
+#              DRAY_HOSTILE_STORM random WQEs (default 100000 x scale)
 #   failnth    tests/rdma/failnth: fault injection (fail-nth) into every create
 #              and modify verb; kernels with CONFIG_FAULT_INJECTION only
 #   abifuzz    tests/rdma/abifuzz: random uverbs command sequences, random
@@ -592,10 +593,12 @@ if want hostile; then
 		tap_skip "hostile process" "writes dray's queue formats: dray only"
 	else
 		DRAY_TEST_DEV_A=$DEV_A timeout 900 "$BIN/hostile" \
-			--rounds $((48 * SCALE)) >"$LOG/hostile.out" 2>&1
+			--rounds $((48 * SCALE)) \
+			--storm "${DRAY_HOSTILE_STORM:-$((100000 * SCALE))}" \
+			>"$LOG/hostile.out" 2>&1
 		rc=$?
 		case $rc in
-		0) tap_ok "hostile process"; grep -E "rounds|PASS|SRQ" "$LOG/hostile.out" | sed 's/^/# /' ;;
+		0) tap_ok "hostile process"; grep -E "rounds|storm|PASS|SRQ" "$LOG/hostile.out" | sed 's/^/# /' ;;
 		4) tap_skip "hostile process" "$(tail -n1 "$LOG/hostile.out")" ;;
 		*) tap_fail "hostile process" "exit $rc"; show "$LOG/hostile.out" | tail -n 60 ;;
 		esac
