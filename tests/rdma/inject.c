@@ -57,6 +57,7 @@
  */
 #include <arpa/inet.h>
 #include <getopt.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <net/if.h>
 #include <netpacket/packet.h>
@@ -362,6 +363,18 @@ static void end_addr(struct ibv_context *ctx, struct rc_end *e, uint8_t *gid)
 static void setup(void)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	cpu_set_t cpus;
+	int cpu = sched_getcpu();
+
+	/*
+	 * One CPU for every send: veth queues a frame on the sending CPU's
+	 * backlog, so frames sent from two CPUs may be handled out of order,
+	 * and the fence must come after everything sent before it.
+	 */
+	CPU_ZERO(&cpus);
+	CPU_SET(cpu < 0 ? 0 : cpu, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		die("sched_setaffinity: %s", strerror(errno));
 
 	t.fd = socket(AF_PACKET, SOCK_RAW, 0);
 	if (t.fd < 0) {
@@ -961,8 +974,9 @@ static void drain(struct ibv_cq *cq, uint64_t *count)
 
 /*
  * A UD SEND to ud_a whose receive completes only after the device has
- * handled every frame sent before it (frames of one port are handled in
- * order). Tried three times.
+ * handled every frame sent before it (all are sent from one CPU, so veth
+ * hands them to the port in order, and the port takes them in order).
+ * Tried three times.
  */
 static void fence(void)
 {

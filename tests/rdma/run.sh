@@ -54,7 +54,7 @@
 #              keys' rights unchanged, every control WRITE landed, the device
 #              working after it (at least DRAY_INJECT_FRAMES, default
 #              60000 x scale, and more while integrity's
-#              DRAY_INJECT_INTEG_ITERS, default 50000 x scale, still run)
+#              DRAY_INJECT_INTEG_ITERS, default 70000 x scale, still run)
 #   dmabuf     tests/rdma/dmabuf (kselftest harness): dma-buf MRs, one line
 #              per case, over vgem (modprobe'd here) and the test exporter
 #              build/rdma/dray_dmabuf_exp.ko (insmod'ed here, removed after)
@@ -615,7 +615,7 @@ if want inject; then
 		frames=${DRAY_INJECT_FRAMES:-$((60000 * SCALE))}
 		timeout 1200 "$BIN/integrity" --quiet --dev-a "$DEV_A" \
 			--dev-b "$DEV_B" \
-			--iters "${DRAY_INJECT_INTEG_ITERS:-$((50000 * SCALE))}" \
+			--iters "${DRAY_INJECT_INTEG_ITERS:-$((70000 * SCALE))}" \
 			--max-size 256k --max-batch 16 \
 			>"$LOG/inject-integ.out" 2>&1 &
 		ipid=$!
