@@ -78,6 +78,7 @@ static int check_bth(const u8 *buf, u32 len, struct dray_pkt *pkt)
 	FUZZ_ASSERT(pkt->qpn <= DRAY_QPN_MASK && pkt->psn <= DRAY_PSN_MASK);
 	FUZZ_ASSERT(pkt->msn <= DRAY_AETH_MSN_MASK);
 	FUZZ_ASSERT(pkt->src_qpn <= DRAY_QPN_MASK);
+	FUZZ_ASSERT(pkt->xrc_srqn <= DRAY_XRC_SRQN_MASK);
 	FUZZ_ASSERT(pkt->resv8a == buf[4]);
 	FUZZ_ASSERT(pkt->se == !!(buf[1] & DRAY_BTH_SE));
 	FUZZ_ASSERT(pkt->ackreq == !!(buf[8] & 0x80));
@@ -90,6 +91,8 @@ static int check_bth(const u8 *buf, u32 len, struct dray_pkt *pkt)
 	want[8] &= 0x80;			/* AckReq; reserved 7 bits */
 	if (f & DRAY_OPF_DETH)
 		want[sizeof(struct dray_bth) + 4] = 0;	/* DETH: sqpn [31:24] */
+	if (f & DRAY_OPF_XRCETH)	/* right after the BTH; [31:24] reserved */
+		want[sizeof(struct dray_bth)] = 0;
 	if (f & DRAY_OPF_FETH) {
 		/* FETH (never with a DETH): only [5:0] are kept. */
 		u8 *feth = want + sizeof(struct dray_bth);
