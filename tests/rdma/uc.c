@@ -612,14 +612,20 @@ TEST_F(uc, receive_too_short_fails_the_receiver)
 /*
  * Under packet loss (DRAY_TEST_LOSSY, set with netem by run.sh): every
  * WR completes at the sender, the receiver gets a subset of the
- * messages, in order, each whole and right, never a part of one.
+ * messages, each at most once, whole and right, never a part of one.
+ * Mostly in order; not always: the veth pair may hand the receiver
+ * frames sent from two CPUs out of order, and a UC responder takes a
+ * first or only packet at any PSN other than the expected one as the
+ * start of a new message (IBTA 9.8, hw-interface.md section 13), so a
+ * message overtaken by a later one can still arrive after it.
  */
 TEST_F(uc, lossy_link_whole_messages_only)
 {
 	enum { N = 256 };
 	static uint32_t len[N];
+	static bool seen[N];
 	struct rng r = { .s = 0x10551 };
-	unsigned int i, got = 0, posted = 0, done = 0;
+	unsigned int i, got = 0, posted = 0, done = 0, behind = 0;
 	int last = -1;
 
 	if (!getenv("DRAY_TEST_LOSSY"))
@@ -664,17 +670,22 @@ TEST_F(uc, lossy_link_whole_messages_only)
 		/* Receive WQEs are used in order, one per message taken. */
 		ASSERT_EQ((uint64_t)got, wc.wr_id);
 		m = ntohl(wc.imm_data);
-		ASSERT_LT(last, (int)m) TH_LOG("message %u after %d", m, last);
 		ASSERT_GT(N, m);
+		ASSERT_FALSE(seen[m]) TH_LOG("message %u arrived twice", m);
+		seen[m] = true;
+		if ((int)m < last)
+			behind++;
 		ASSERT_EQ(len[m], wc.byte_len);
 		bad = stream_check(self->b.buf + (size_t)got * SLOT, 5000 + m,
 				   0, len[m]);
 		ASSERT_EQ(len[m], bad)
 			TH_LOG("message %u differs at byte %zu", m, bad);
-		last = (int)m;
+		if ((int)m > last)
+			last = (int)m;
 		got++;
 	}
-	TH_LOG("%u of %d messages arrived", got, N);
+	TH_LOG("%u of %d messages arrived, %u of them after a later one",
+	       got, N, behind);
 	EXPECT_LT(0U, got);
 	EXPECT_GT((unsigned int)N, got) TH_LOG("no message lost: no loss?");
 	EXPECT_EQ(IBV_QPS_RTS, qp_state(self->b.qp));
