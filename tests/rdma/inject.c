@@ -12,6 +12,10 @@
  *          and responses (ACKs, NAKs, READ responses, atomic ACKs) in and
  *          around the window of the READs it has outstanding at rc_b;
  *   ud_a   a UD QP with receives posted, and the GSI QP (QP1);
+ *   xtgt   an XRC target QP of domain D with an XRC SRQ of D receiving
+ *          into the receive buffers, and an XRC SRQ of another domain
+ *          whose receives point into L: XRC requests name either SRQ (or
+ *          none), and the other domain's must never complete or write;
  *   keys   the R_Keys of MRs with every right (W), remote read only (R),
  *          local write only (L, and the receive buffers), of another PD
  *          (P2), of a deregistered MR (X), a few variants of each key, and
@@ -40,6 +44,7 @@
  *   - a byte of R, L, P2, X or the unregistered guard pages around every
  *     region changes (memory outside the rights of the keys a frame
  *     names), checked every 64 epochs and at the end;
+ *   - a receive of the other domain's XRC SRQ completes;
  *   - a control WRITE does not land, or a fence is not received;
  *   - after the last frame, rc_a and rc_b cannot be connected again and
  *     move checked data with SEND, WRITE and READ (the device still
@@ -56,6 +61,7 @@
  * pass, 1 fail, 2 setup error, 4 skip (no raw socket).
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
 #include <inttypes.h>
@@ -87,6 +93,7 @@
 #define UD_RECVS	32
 #define CTRL_LEN	64
 #define MAX_FOREIGN	4096
+#define XSRQ_WQES	32
 
 /* The regions of A's memory, in this order, a guard page before each. */
 enum { R_W, R_R, R_L, R_P2, R_X, R_RB, NREG };
@@ -146,14 +153,23 @@ static struct {
 	unsigned int n_foreign;
 	/* what happened */
 	uint64_t sent, send_err, mutated, bad_icrc, cut, grown, v6;
-	uint64_t by_class[7];
+	uint64_t by_class[8];
 	uint64_t epochs, controls, fences, ud_recv, rc_recv, checks;
 	uint32_t ud_posted, marker;
+	/* XRC: the target, its domain's SRQ and another domain's */
+	struct ibv_xrcd *xrcd, *xrcd2;
+	struct ibv_cq *cq_x, *cq_x2;	/* of the SRQ of D, of the other */
+	struct ibv_srq *xsrq, *xsrq2;
+	struct ibv_qp *xtgt;
+	uint32_t xsrqn, xsrqn2;
+	uint32_t x_psn;		/* what xtgt expects next if all went in */
+	uint32_t xsrq_posted;
+	uint64_t x_recv;
 } t;
 
-static const char *class_name[7] = {
+static const char *class_name[8] = {
 	"rc_a requests", "rc_a responses", "ud_a UD", "GSI QP1",
-	"random QPN", "random opcode", "well-formed",
+	"random QPN", "random opcode", "well-formed", "XRC target",
 };
 
 /* --- set-up ----------------------------------------------------------- */
@@ -346,6 +362,141 @@ static void setup_ud(void)
 		die("UD QP to RTS");
 }
 
+static struct ibv_srq *make_xsrq(struct ibv_xrcd *xrcd, struct ibv_cq *cq)
+{
+	struct ibv_srq_init_attr_ex a = {
+		.attr = { .max_wr = XSRQ_WQES, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC,
+		.pd = t.pd,
+		.xrcd = xrcd,
+		.cq = cq,
+	};
+	struct ibv_srq *srq = ibv_create_srq_ex(t.ca, &a);
+
+	if (!srq)
+		die("XRC SRQ: %s", strerror(errno));
+	return srq;
+}
+
+static void setup_xrc(void)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+	};
+	struct ibv_recv_wr wr = { 0 }, *bad;
+	struct ibv_sge sge = { .length = PAGE, .lkey = t.mr[R_L]->lkey };
+	uint32_t i;
+	int err;
+
+	t.xrcd = ibv_open_xrcd(t.ca, &xa);
+	t.xrcd2 = ibv_open_xrcd(t.ca, &xa);
+	t.cq_x = ibv_create_cq(t.ca, CQE, NULL, NULL, 0);
+	t.cq_x2 = ibv_create_cq(t.ca, CQE, NULL, NULL, 0);
+	if (!t.xrcd || !t.xrcd2 || !t.cq_x || !t.cq_x2)
+		die("XRC domains and CQs: %s", strerror(errno));
+	t.xsrq = make_xsrq(t.xrcd, t.cq_x);
+	t.xsrq2 = make_xsrq(t.xrcd2, t.cq_x2);
+	if (ibv_get_srq_num(t.xsrq, &t.xsrqn) ||
+	    ibv_get_srq_num(t.xsrq2, &t.xsrqn2))
+		die("ibv_get_srq_num");
+	qa.xrcd = t.xrcd;
+	t.xtgt = ibv_create_qp_ex(t.ca, &qa);
+	if (!t.xtgt)
+		die("XRC target QP: %s", strerror(errno));
+	/* the other domain's receives point into L: nothing may land */
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	for (i = 0; i < XSRQ_WQES; i++) {
+		sge.addr = (uintptr_t)(t.reg[R_L] + (size_t)(i % 4) * PAGE);
+		err = ibv_post_srq_recv(t.xsrq2, &wr, &bad);
+		if (err)
+			die("ibv_post_srq_recv (other domain): %s",
+			    strerror(err));
+	}
+}
+
+/* The XRC target from any state to RTS, expecting PSN @psn. */
+static void xtgt_connect(uint32_t psn)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = RC_PORT,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	if (qp_to_state(t.xtgt, IBV_QPS_RESET) ||
+	    ibv_modify_qp(t.xtgt, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("XRC target to INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = t.mtu;
+	a.dest_qp_num = t.rc_b->qp_num;
+	a.rq_psn = psn;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = t.eb.gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)t.ea.gid_index;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = RC_PORT;
+	if (ibv_modify_qp(t.xtgt, &a, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("XRC target to RTR: %s", strerror(errno));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(t.xtgt, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_SQ_PSN))
+		die("XRC target to RTS: %s", strerror(errno));
+}
+
+/*
+ * Drain the XRC CQs (the other domain's must have nothing: no frame may
+ * reach its SRQ through our target); fill our SRQ's receives again.
+ */
+static void xrc_refill(void)
+{
+	struct ibv_recv_wr wr = { 0 }, *bad;
+	struct ibv_sge sge = { .length = PAGE, .lkey = t.mr[R_RB]->lkey };
+	struct ibv_wc wc[32];
+	int n, err;
+
+	while ((n = ibv_poll_cq(t.cq_x2, 1, wc)) > 0)
+		fail("a receive of the other domain's XRC SRQ completed: %s, %u bytes",
+		     ibv_wc_status_str(wc[0].status), wc[0].byte_len);
+	if (n < 0)
+		die("ibv_poll_cq (XRC, other domain)");
+	while ((n = ibv_poll_cq(t.cq_x, 32, wc)) > 0) {
+		t.x_recv += (uint64_t)n;
+		t.xsrq_posted -= (uint32_t)n;
+	}
+	if (n < 0)
+		die("ibv_poll_cq (XRC)");
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	while (t.xsrq_posted < XSRQ_WQES) {
+		sge.addr = (uintptr_t)(t.reg[R_RB] +
+				       (size_t)(t.xsrq_posted % 16) * PAGE);
+		err = ibv_post_srq_recv(t.xsrq, &wr, &bad);
+		if (err)
+			die("ibv_post_srq_recv: %s", strerror(err));
+		t.xsrq_posted++;
+	}
+}
+
 static void end_addr(struct ibv_context *ctx, struct rc_end *e, uint8_t *gid)
 {
 	struct ibv_port_attr port;
@@ -403,6 +554,7 @@ static void setup(void)
 	t.ud_a = make_qp(t.pd, t.cq_ud, IBV_QPT_UD, UD_RECVS);
 	t.rc_b = make_qp(t.pdb, t.cqb, IBV_QPT_RC, RC_RECVS);
 	setup_ud();
+	setup_xrc();
 	end_addr(t.ca, &t.ea, t.gid4_a);
 	end_addr(t.cb, &t.eb, t.gid4_b);
 	t.have_v6 = gid6(t.ca, t.gid6_a) && gid6(t.cb, t.gid6_b);
@@ -433,7 +585,8 @@ static void refresh_foreign(void)
 	while (fscanf(f, "%63s", word) == 1) {
 		if (strcmp(word, "lqpn") || fscanf(f, "%lu", &q) != 1)
 			continue;
-		if (q == t.rc_a->qp_num || q == t.ud_a->qp_num || q <= 1)
+		if (q == t.rc_a->qp_num || q == t.ud_a->qp_num ||
+		    q == t.xtgt->qp_num || q <= 1)
 			continue;
 		if (t.n_foreign < MAX_FOREIGN)
 			t.foreign[t.n_foreign++] = (uint32_t)q;
@@ -711,7 +864,17 @@ static void aim(struct dray_pkt *p, uint32_t psn_base)
 	p->src_qpn = (uint32_t)rng_next(&t.rng) & 0xffffff;
 	p->flush_type = (uint8_t)rng_below(&t.rng, 4);
 	p->flush_level = (uint8_t)rng_below(&t.rng, 4);
-	p->xrc_srqn = (uint32_t)rng_next(&t.rng) & 0xffffff;
+	switch (rng_below(&t.rng, 4)) {
+	case 0:
+		p->xrc_srqn = t.xsrqn2;
+		break;
+	case 1:
+		p->xrc_srqn = (uint32_t)rng_next(&t.rng) & 0xffffff;
+		break;
+	default:
+		p->xrc_srqn = t.xsrqn;
+		break;
+	}
 }
 
 /* Bits flipped, lengths changed, the ICRC broken: the mutations. */
@@ -783,6 +946,10 @@ static uint64_t target(uint32_t len, uint32_t align, uint32_t *rkey)
  */
 static void wellformed_request(void)
 {
+	/* one in four to the XRC target, naming its domain's SRQ */
+	bool xrc = rng_one_in(&t.rng, 4);
+	uint32_t *epsn = xrc ? &t.x_psn : &t.epsn;
+	uint8_t x = xrc ? DRAY_OP_XRC : 0;
 	static const uint8_t ops[] = {
 		DRAY_OP_WRITE_ONLY, DRAY_OP_WRITE_ONLY_IMM, DRAY_OP_WRITE_FIRST,
 		DRAY_OP_SEND_ONLY, DRAY_OP_SEND_ONLY_IMM, DRAY_OP_SEND_ONLY_INV,
@@ -795,9 +962,15 @@ static void wellformed_request(void)
 	struct frame f;
 	uint8_t first;
 
-	p.opcode = PICK(ops);
-	p.qpn = t.rc_a->qp_num;
-	p.psn = t.epsn;
+	do {
+		p.opcode = PICK(ops);
+	} while (xrc && !dray_opcodes[p.opcode | x].flags);
+	p.qpn = xrc ? t.xtgt->qp_num : t.rc_a->qp_num;
+	p.psn = *epsn;
+	/* mostly its own SRQ; else the other domain's, or none */
+	p.xrc_srqn = !rng_one_in(&t.rng, 7) ? t.xsrqn :
+		     rng_one_in(&t.rng, 2) ? t.xsrqn2 :
+		     (uint32_t)rng_next(&t.rng) & 0xffffff;
 	p.ackreq = rng_one_in(&t.rng, 2);
 	p.imm = (__be32)rng_next(&t.rng);
 	switch (p.opcode) {
@@ -813,15 +986,15 @@ static void wellformed_request(void)
 			pay = i + 1 < npkts ? t.mtu_bytes :
 					      total - i * t.mtu_bytes;
 			/* FIRST, MIDDLE, LAST follow each other */
-			p.opcode = (uint8_t)(first + (i ? (i + 1 < npkts ?
-							   1 : 2) : 0));
-			p.psn = dray_psn_add(t.epsn, i);
+			p.opcode = (uint8_t)((first + (i ? (i + 1 < npkts ?
+							    1 : 2) : 0)) | x);
+			p.psn = dray_psn_add(*epsn, i);
 			p.pad = 0;
 			build(&f, &p, pay, NULL, false);
 			send_frame(&f);
 		}
-		t.epsn = dray_psn_add(t.epsn, npkts);
-		t.by_class[6]++;
+		*epsn = dray_psn_add(*epsn, npkts);
+		t.by_class[xrc ? 7 : 6]++;
 		return;
 	case DRAY_OP_READ_REQUEST:
 		p.dma_len = (uint32_t)rng_below(&t.rng, 4 * t.mtu_bytes + 1);
@@ -856,11 +1029,12 @@ static void wellformed_request(void)
 		p.va = target(pay, 1, &p.rkey);
 		break;
 	}
+	p.opcode |= x;
 	build(&f, &p, pay, p.opcode == DRAY_OP_ATOMIC_WRITE ? &atomic8 : NULL,
 	      false);
 	send_frame(&f);
-	t.epsn = dray_psn_add(t.epsn, npkts);
-	t.by_class[6]++;
+	*epsn = dray_psn_add(*epsn, npkts);
+	t.by_class[xrc ? 7 : 6]++;
 }
 
 /* One frame of the mix. */
@@ -872,7 +1046,17 @@ static void random_frame(void)
 	bool v6 = t.have_v6 && rng_one_in(&t.rng, 10);
 	int k;
 
-	if (c < 45) {
+	if (c < 8) {
+		/* any XRC opcode (or another) to the XRC target */
+		k = 7;
+		do {
+			p.opcode = (uint8_t)(DRAY_OP_XRC |
+					     rng_below(&t.rng, 0x20));
+		} while (!dray_opcodes[p.opcode].flags &&
+			 !rng_one_in(&t.rng, 8));
+		p.qpn = t.xtgt->qp_num;
+		base = t.x_psn;
+	} else if (c < 45) {
 		k = 0;
 		p.opcode = PICK(rc_requests);
 		if (rng_one_in(&t.rng, 8))	/* UC or XRC of the same */
@@ -1040,6 +1224,9 @@ static void reconnect(void)
 		if (ibv_post_recv(t.rc_a, &wr, &bad))
 			die("ibv_post_recv (RC): %s", strerror(errno));
 	}
+	xrc_refill();
+	t.x_psn = (uint32_t)rng_next(&t.rng) & 0xffffff;
+	xtgt_connect(t.x_psn);
 }
 
 /* Two READs from rc_b's memory: a window for response frames. */
@@ -1262,7 +1449,7 @@ int main(int argc, char **argv)
 	printf("inject: %" PRIu64 " frames in %.1f s (%" PRIu64
 	       " not sent), %" PRIu64 " epochs\n", t.sent,
 	       (double)(now_us() - t0) / 1e6, t.send_err, t.epochs);
-	for (k = 0; k < 7; k++)
+	for (k = 0; k < 8; k++)
 		printf("inject:   %-16s %" PRIu64 "\n", class_name[k],
 		       t.by_class[k]);
 	printf("inject: %" PRIu64 " with flipped bits, %" PRIu64 " cut, %" PRIu64
@@ -1270,8 +1457,9 @@ int main(int argc, char **argv)
 	       t.mutated, t.cut, t.grown, t.bad_icrc, t.v6);
 	printf("inject: %" PRIu64 " of %" PRIu64 " control WRITEs landed, %"
 	       PRIu64 " fences, %" PRIu64 " UD receives, %" PRIu64
-	       " RC completions, %" PRIu64 " memory checks\n", t.controls,
-	       t.epochs, t.fences, t.ud_recv, t.rc_recv, t.checks);
+	       " RC completions, %" PRIu64 " XRC SRQ completions, %" PRIu64
+	       " memory checks\n", t.controls, t.epochs, t.fences, t.ud_recv,
+	       t.rc_recv, t.x_recv, t.checks);
 	if (t.o.while_pid)
 		printf("inject: pid %d %s while frames were sent\n",
 		       (int)t.o.while_pid, pid_lived ? "ran" : "did not run");
