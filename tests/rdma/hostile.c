@@ -578,9 +578,34 @@ struct tally {
 };
 
 /*
+ * Take the next CQE if the device wrote one (only the phase bit tells a
+ * new entry: the ring's contents are the device's), count it in @t and
+ * give its slot back. Returns a copy of it, or false if there is none.
+ */
+static bool take_cqe(struct tally *t, struct dray_cqe *out)
+{
+	struct dray_cqe *e = &cq.ring[dray_ring_slot(cq.consumer, cq.depth)];
+	uint8_t flags = __atomic_load_n(&e->flags, __ATOMIC_ACQUIRE);
+
+	if ((flags & DRAY_CQE_F_PHASE) !=
+	    dray_ring_phase(cq.consumer, cq.depth))
+		return false;
+	*out = *e;
+	t->total++;
+	if (out->status == DRAY_CQE_ST_SUCCESS)
+		t->success++;
+	else
+		t->errors++;
+	t->by_status[out->status < 32 ? out->status : 31]++;
+	cq.consumer++;
+	__atomic_store_n(&cq.db->consumer, htole32(cq.consumer),
+			 __ATOMIC_RELEASE);
+	return true;
+}
+
+/*
  * Collect CQEs for at most ms milliseconds, or until quiet_ms pass
- * without one once at least want arrived. The ring's contents are the
- * device's: only the phase bit tells a new entry.
+ * without one once at least want arrived.
  */
 static void collect(struct tally *t, unsigned int want, unsigned int ms,
 		    unsigned int quiet_ms)
@@ -588,23 +613,9 @@ static void collect(struct tally *t, unsigned int want, unsigned int ms,
 	uint64_t end = now_us() + ms * 1000ULL, last = now_us();
 
 	for (;;) {
-		struct dray_cqe *e = &cq.ring[dray_ring_slot(cq.consumer,
-							     cq.depth)];
-		uint8_t flags = __atomic_load_n(&e->flags, __ATOMIC_ACQUIRE);
+		struct dray_cqe e;
 
-		if ((flags & DRAY_CQE_F_PHASE) ==
-		    dray_ring_phase(cq.consumer, cq.depth)) {
-			uint8_t st = e->status;
-
-			t->total++;
-			if (st == DRAY_CQE_ST_SUCCESS)
-				t->success++;
-			else
-				t->errors++;
-			t->by_status[st < 32 ? st : 31]++;
-			cq.consumer++;
-			__atomic_store_n(&cq.db->consumer,
-					 htole32(cq.consumer), __ATOMIC_RELEASE);
+		if (take_cqe(t, &e)) {
 			last = now_us();
 			continue;
 		}
@@ -1040,27 +1051,12 @@ static bool storm_collect(struct tally *t, uint32_t last)
 	unsigned int idle = 0;
 
 	for (;;) {
-		struct dray_cqe *e = &cq.ring[dray_ring_slot(cq.consumer,
-							     cq.depth)];
-		uint8_t flags = __atomic_load_n(&e->flags, __ATOMIC_ACQUIRE);
+		struct dray_cqe e;
 
-		if ((flags & DRAY_CQE_F_PHASE) ==
-		    dray_ring_phase(cq.consumer, cq.depth)) {
-			bool ours = le32toh(e->qpn) == hq.qpn &&
-				    le32toh(e->wqe_index) == last;
-			uint8_t st = e->status;
-
-			t->total++;
-			if (st == DRAY_CQE_ST_SUCCESS)
-				t->success++;
-			else
-				t->errors++;
-			t->by_status[st < 32 ? st : 31]++;
-			cq.consumer++;
-			__atomic_store_n(&cq.db->consumer,
-					 htole32(cq.consumer), __ATOMIC_RELEASE);
+		if (take_cqe(t, &e)) {
 			idle = 0;
-			if (ours)
+			if (le32toh(e.qpn) == hq.qpn &&
+			    le32toh(e.wqe_index) == last)
 				return true;
 			continue;
 		}
