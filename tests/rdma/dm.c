@@ -370,16 +370,8 @@ TEST_F(api, budget_back_after_exit)
 
 /* pair: a DM on A, B the peer */
 
-struct end {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct rc_end rc;
-};
-
 FIXTURE(pair) {
-	struct end a, b;
+	struct rc_side a, b;
 	struct rc_params p;
 	struct ibv_dm *dm;	/* A's */
 	struct ibv_mr *dmr;	/* all of it */
@@ -387,50 +379,6 @@ FIXTURE(pair) {
 	uint8_t *bbuf;		/* B's */
 	struct ibv_mr *bmr;
 };
-
-static void end_setup(struct __test_metadata *_metadata, struct end *e,
-		      int which, uint32_t psn)
-{
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RC,
-		.cap = {
-			.max_send_wr = 64,
-			.max_recv_wr = 64,
-			.max_send_sge = 2,
-			.max_recv_sge = 2,
-		},
-	};
-	struct ibv_port_attr port;
-	int g;
-
-	e->ctx = open_device(dev_name(which));
-	ASSERT_NE(NULL, e->ctx) TH_LOG("device %s: %s", dev_name(which),
-				       strerror(errno));
-	ASSERT_EQ(0, ibv_query_port(e->ctx, RC_PORT, &port));
-	g = pick_gid(e->ctx, -1, &e->rc.gid);
-	ASSERT_LE(0, g);
-	e->rc.gid_index = g;
-	e->rc.mtu = port.active_mtu;
-	e->rc.psn = psn;
-	e->rc.rd_atomic = 4;
-	e->pd = ibv_alloc_pd(e->ctx);
-	ASSERT_NE(NULL, e->pd);
-	e->cq = ibv_create_cq(e->ctx, CQE, NULL, NULL, 0);
-	ASSERT_NE(NULL, e->cq);
-	qa.send_cq = e->cq;
-	qa.recv_cq = e->cq;
-	e->qp = ibv_create_qp(e->pd, &qa);
-	ASSERT_NE(NULL, e->qp) TH_LOG("ibv_create_qp: %s", strerror(errno));
-	e->rc.qpn = e->qp->qp_num;
-}
-
-static void end_teardown(struct __test_metadata *_metadata, struct end *e)
-{
-	if (e->qp)
-		EXPECT_EQ(0, ibv_destroy_qp(e->qp));
-	if (e->cq)
-		EXPECT_EQ(0, ibv_destroy_cq(e->cq));
-}
 
 FIXTURE_SETUP(pair)
 {
@@ -442,8 +390,8 @@ FIXTURE_SETUP(pair)
 	if (!probe)
 		SETUP_SKIP("device %s: %s", dev_name(1), strerror(errno));
 	ibv_close_device(probe);
-	end_setup(_metadata, &self->a, 0, 0x1234);
-	end_setup(_metadata, &self->b, 1, 0xfffffe);
+	rc_side_setup(_metadata, &self->a, 0, -1, 0x1234, CQE, 2);
+	rc_side_setup(_metadata, &self->b, 1, -1, 0xfffffe, CQE, 2);
 	rc_params_default(&self->p);
 	err = rc_connect(self->a.qp, &self->a.rc, &self->b.rc, &self->p, &step);
 	ASSERT_EQ(0, err) TH_LOG("A: %s: %s", step, strerror(err));
@@ -467,8 +415,8 @@ FIXTURE_SETUP(pair)
 FIXTURE_TEARDOWN(pair)
 {
 	_metadata->trigger = 0;
-	end_teardown(_metadata, &self->a);
-	end_teardown(_metadata, &self->b);
+	rc_side_destroy_qp(_metadata, &self->a);
+	rc_side_destroy_qp(_metadata, &self->b);
 	if (self->sub)
 		EXPECT_EQ(0, ibv_dereg_mr(self->sub));
 	if (self->dmr)
@@ -479,14 +427,8 @@ FIXTURE_TEARDOWN(pair)
 		EXPECT_EQ(0, ibv_dereg_mr(self->bmr));
 	if (self->bbuf)
 		munmap(self->bbuf, 2 * DM_LEN);
-	if (self->a.pd)
-		EXPECT_EQ(0, ibv_dealloc_pd(self->a.pd));
-	if (self->b.pd)
-		EXPECT_EQ(0, ibv_dealloc_pd(self->b.pd));
-	if (self->a.ctx)
-		EXPECT_EQ(0, ibv_close_device(self->a.ctx));
-	if (self->b.ctx)
-		EXPECT_EQ(0, ibv_close_device(self->b.ctx));
+	rc_side_teardown(_metadata, &self->a);
+	rc_side_teardown(_metadata, &self->b);
 }
 
 struct wr1 {
@@ -525,7 +467,7 @@ static int post1(struct ibv_qp *qp, const struct wr1 *w)
 
 /* One WR on e's QP; its completion's status. */
 static enum ibv_wc_status op1(struct __test_metadata *_metadata,
-			      struct end *e, const struct wr1 *w)
+			      struct rc_side *e, const struct wr1 *w)
 {
 	struct ibv_wc wc;
 

@@ -515,17 +515,8 @@ TEST_F(reg, two_mrs_of_one_dmabuf)
  * QP on each, connected.
  */
 
-struct end {
-	struct ibv_context *ctx;
-	struct ibv_port_attr port;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct rc_end rc;
-};
-
 FIXTURE(pair) {
-	struct end a, b;
+	struct rc_side a, b;
 	struct rc_params p;
 	int card, exp;		/* the exporter's fd */
 	struct dbuf d;		/* A's dma-buf */
@@ -540,51 +531,6 @@ FIXTURE_VARIANT(pair) {
 
 FIXTURE_VARIANT_ADD(pair, vgem) { .vgem = true };
 FIXTURE_VARIANT_ADD(pair, contig) { .vgem = false };
-
-static void end_setup(struct __test_metadata *_metadata, struct end *e,
-		      int which, uint32_t psn)
-{
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RC,
-		.cap = {
-			.max_send_wr = 64,
-			.max_recv_wr = 64,
-			.max_send_sge = 4,
-			.max_recv_sge = 4,
-		},
-	};
-	int g;
-
-	e->ctx = open_device(dev_name(which));
-	ASSERT_NE(NULL, e->ctx) TH_LOG("device %s: %s", dev_name(which),
-				       strerror(errno));
-	ASSERT_EQ(0, ibv_query_port(e->ctx, RC_PORT, &e->port));
-	g = pick_gid(e->ctx, gid_want(), &e->rc.gid);
-	ASSERT_LE(0, g);
-	e->rc.gid_index = g;
-	e->rc.mtu = e->port.active_mtu;
-	e->rc.psn = psn;
-	e->rc.rd_atomic = 4;
-	e->pd = ibv_alloc_pd(e->ctx);
-	ASSERT_NE(NULL, e->pd);
-	e->cq = ibv_create_cq(e->ctx, CQE, NULL, NULL, 0);
-	ASSERT_NE(NULL, e->cq);
-	qa.send_cq = e->cq;
-	qa.recv_cq = e->cq;
-	e->qp = ibv_create_qp(e->pd, &qa);
-	ASSERT_NE(NULL, e->qp) TH_LOG("ibv_create_qp: %s", strerror(errno));
-	e->rc.qpn = e->qp->qp_num;
-}
-
-static void end_teardown(struct __test_metadata *_metadata, struct end *e)
-{
-	if (e->cq)
-		EXPECT_EQ(0, ibv_destroy_cq(e->cq));
-	if (e->pd)
-		EXPECT_EQ(0, ibv_dealloc_pd(e->pd));
-	if (e->ctx)
-		EXPECT_EQ(0, ibv_close_device(e->ctx));
-}
 
 FIXTURE_SETUP(pair)
 {
@@ -615,8 +561,8 @@ FIXTURE_SETUP(pair)
 	}
 	ibv_close_device(probe);
 
-	end_setup(_metadata, &self->a, 0, 0x100);
-	end_setup(_metadata, &self->b, 1, 0xfffff0);
+	rc_side_setup(_metadata, &self->a, 0, gid_want(), 0x100, CQE, 4);
+	rc_side_setup(_metadata, &self->b, 1, gid_want(), 0xfffff0, CQE, 4);
 	rc_params_default(&self->p);
 	err = rc_connect(self->a.qp, &self->a.rc, &self->b.rc, &self->p, &step);
 	ASSERT_EQ(0, err) TH_LOG("A: %s: %s", step, strerror(err));
@@ -651,17 +597,14 @@ FIXTURE_SETUP(pair)
 FIXTURE_TEARDOWN(pair)
 {
 	_metadata->trigger = 0;
-	/* the QPs first: nothing uses the MRs any more */
-	if (self->a.qp)
-		EXPECT_EQ(0, ibv_destroy_qp(self->a.qp));
-	if (self->b.qp)
-		EXPECT_EQ(0, ibv_destroy_qp(self->b.qp));
+	rc_side_destroy_qp(_metadata, &self->a);
+	rc_side_destroy_qp(_metadata, &self->b);
 	if (self->dmr)
 		EXPECT_EQ(0, ibv_dereg_mr(self->dmr));
 	if (self->bmr)
 		EXPECT_EQ(0, ibv_dereg_mr(self->bmr));
-	end_teardown(_metadata, &self->a);
-	end_teardown(_metadata, &self->b);
+	rc_side_teardown(_metadata, &self->a);
+	rc_side_teardown(_metadata, &self->b);
 	dbuf_close(&self->d);
 	if (self->bbuf)
 		munmap(self->bbuf, 2 * BUF_SIZE);
@@ -693,7 +636,7 @@ static int post(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id,
 }
 
 /* One WR with one SGE, completed successfully. */
-static void op1(struct __test_metadata *_metadata, struct end *e,
+static void op1(struct __test_metadata *_metadata, struct rc_side *e,
 		enum ibv_wr_opcode op, uint64_t laddr, uint32_t len,
 		uint32_t lkey, uint64_t raddr, uint32_t rkey)
 {

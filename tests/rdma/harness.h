@@ -121,4 +121,78 @@ static inline void expect_no_wc(struct __test_metadata *_metadata,
 		       ibv_wc_status_str(wc.status));
 }
 
+/* One side of an RC pair in a test: its device, PD, CQ and RC QP. */
+struct rc_side {
+	struct ibv_context *ctx;
+	struct ibv_port_attr port;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct rc_end rc;
+};
+
+/*
+ * Open device @which (dev_name()), take its GID (@gid_want as pick_gid()
+ * takes it), make a PD, a CQ of @cqe entries and an RC QP on it (64 WRs
+ * and @sge SGEs each way) whose first PSN is @psn, offering 4 responder
+ * resources. rc_connect() the two sides' QPs next.
+ */
+static inline void rc_side_setup(struct __test_metadata *_metadata,
+				 struct rc_side *e, int which, int gid_want,
+				 uint32_t psn, int cqe, uint32_t sge)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = 64,
+			.max_recv_wr = 64,
+			.max_send_sge = sge,
+			.max_recv_sge = sge,
+		},
+	};
+	int g;
+
+	e->ctx = open_device(dev_name(which));
+	ASSERT_NE(NULL, e->ctx) TH_LOG("device %s: %s", dev_name(which),
+				       strerror(errno));
+	ASSERT_EQ(0, ibv_query_port(e->ctx, RC_PORT, &e->port));
+	g = pick_gid(e->ctx, gid_want, &e->rc.gid);
+	ASSERT_LE(0, g);
+	e->rc.gid_index = g;
+	e->rc.mtu = e->port.active_mtu;
+	e->rc.psn = psn;
+	e->rc.rd_atomic = 4;
+	e->pd = ibv_alloc_pd(e->ctx);
+	ASSERT_NE(NULL, e->pd);
+	e->cq = ibv_create_cq(e->ctx, cqe, NULL, NULL, 0);
+	ASSERT_NE(NULL, e->cq);
+	qa.send_cq = e->cq;
+	qa.recv_cq = e->cq;
+	e->qp = ibv_create_qp(e->pd, &qa);
+	ASSERT_NE(NULL, e->qp) TH_LOG("ibv_create_qp: %s", strerror(errno));
+	e->rc.qpn = e->qp->qp_num;
+}
+
+/* The QP first, so that nothing uses the side's MRs any more. */
+static inline void rc_side_destroy_qp(struct __test_metadata *_metadata,
+				      struct rc_side *e)
+{
+	if (e->qp)
+		EXPECT_EQ(0, ibv_destroy_qp(e->qp));
+	e->qp = NULL;
+}
+
+/* The rest of the side, once its MRs are gone. */
+static inline void rc_side_teardown(struct __test_metadata *_metadata,
+				    struct rc_side *e)
+{
+	rc_side_destroy_qp(_metadata, e);
+	if (e->cq)
+		EXPECT_EQ(0, ibv_destroy_cq(e->cq));
+	if (e->pd)
+		EXPECT_EQ(0, ibv_dealloc_pd(e->pd));
+	if (e->ctx)
+		EXPECT_EQ(0, ibv_close_device(e->ctx));
+}
+
 #endif /* DRAY_RDMA_HARNESS_H */
