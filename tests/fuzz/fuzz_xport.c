@@ -8,7 +8,10 @@
  *
  * One RC QP in RTS, as CREATE_QP and MODIFY_QP leave it, with its rings
  * and a CQ in harness memory; five MRs and a type 2 memory window backed
- * by pages of their own; the fuzz input is a configuration and a
+ * by pages of their own. The configuration may put the QP on a shared
+ * receive queue (dev_srq.c), or make it an XRC target of a domain with
+ * an XRC SRQ (its receives and its PD) beside an XRC SRQ of another
+ * domain that nothing may take from. The fuzz input is a configuration and a
  * sequence of frames from the peer, each handed to dray_xport_rx() with
  * engine.lock held, followed by one engine pass for the QP (doorbells,
  * the timer, dray_xport_send(), the flush in ERR) as dev_engine.c runs it.
@@ -25,7 +28,9 @@
  *           IP packet as is; an F_RAW record of length 0 is a command of
  *           software instead (ctl[7:4], CMD_*: DESTROY_MR, LOCAL_INV of
  *           the window, MODIFY_QP to SQD and back, retry counts, to ERR;
- *           a send WQE rewritten while outstanding)
+ *           a send WQE rewritten while outstanding; an SRQ WQE rewritten
+ *           before the device takes it, an SRQ producer index out of
+ *           range, the SRQ limit armed, DESTROY_SRQ of the XRC SRQ)
  *
  * Checked after every frame (abort() on violation, besides ASan/UBSan):
  *  - memory: bytes change only in an MR that may be written, inside its
@@ -47,7 +52,12 @@
  *    responses never ahead of the responder's ePSN;
  *  - every CQE: this QP, a known opcode and status, receive completions
  *    in order, a RECV never longer than its WQE, a malformed receive WQE
- *    the responder took completing with LOC_QP_OP_ERR;
+ *    the responder took completing with LOC_QP_OP_ERR; on an SRQ each
+ *    receive names the tag of the WQE taken, in the SRQ's order, and an
+ *    XRC one its SRQ;
+ *  - SRQs: the QP took what the SRQ gave out, a WQE taken below an armed
+ *    limit fires it, and the other domain's XRC SRQ gives out nothing and
+ *    its CQ gets nothing;
  *  - engine.lock held wherever the transport asserts it; after the input,
  *    no sk_buff or fragment page leaked and the MR pages' references
  *    back to one.
@@ -73,6 +83,12 @@
 #define SQ_WQES		12
 #define WQE_DESC	10
 #define MAX_PAGES	4
+#define SRQN		2	/* the QP's SRQ, or its domain's XRC SRQ */
+#define OTHER_SRQN	3	/* XRC: the XRC SRQ of another domain */
+#define XRCDN		1
+#define OTHER_XRCDN	2
+#define SRQ_DEPTH	RQ_DEPTH
+#define SRQ_LOG_STRIDE	6	/* 16-byte header + 3 SGEs */
 
 /* The MRs: what a process would have registered. */
 enum { MR_RW, MR_RO, MR_RECV, MR_SRC, MR_OTHER, NR_MR };
@@ -137,6 +153,8 @@ struct cfg {
 #define CFG_BAD_RQ_KEY	0x08	/* every 4th receive WQE has a bad lkey */
 #define CFG_BAD_RQ_WQE	0x10	/* every 4th receive WQE is malformed */
 #define CFG_RTR		0x20	/* the QP stays in RTR (responder only) */
+#define CFG_SRQ		0x40	/* the QP receives through an SRQ */
+#define CFG_XRC		0x80	/* the QP is an XRC target (fuzz_resp) */
 
 static struct dray_hw hw;
 static struct net_device ndev = { .name = "fuzz0" };
@@ -156,6 +174,26 @@ static u32 cq_ci, rq_next_len, sq_cqe_next, rq_cqe_next;
 static u64 rq_posted_len[RQ_DEPTH];	/* capacity of each receive WQE */
 static bool rq_bad[RQ_DEPTH];		/* posted malformed (CFG_BAD_RQ_WQE) */
 static bool rq_bad_taken[RQ_DEPTH];	/* ... and taken by the responder */
+
+/*
+ * The SRQ (CFG_SRQ, CFG_XRC) and, for an XRC target, the other domain's
+ * XRC SRQ with a CQ of its own. rq_post() posts to the SRQ then, with
+ * the per-index bookkeeping above (SRQ_DEPTH == RQ_DEPTH).
+ */
+struct fuzz_srq {
+	struct dray_hw_srq	*hw;	/* NULL: destroyed */
+	struct dray_wq_db	db;
+	u8			*ring;
+	int			mr;	/* where its WQEs point */
+};
+
+static bool xrc, on_srq;	/* CFG_XRC; CFG_SRQ or CFG_XRC */
+static struct fuzz_srq srq, other_srq;
+static struct dray_hw_cq other_cq;
+static struct dray_cq_db other_cq_db;
+static struct dray_cqe *other_cq_ring;
+static u32 srq_rewrites;
+static u32 srq_tags[SRQ_DEPTH];	/* the tag of the WQE at each SRQ index */
 
 /* FUZZ_TRACE=1 in the environment: what each input does, on stderr. */
 static bool trace;
@@ -242,24 +280,28 @@ static void *wq_slot(u8 *ring, u32 index, u32 depth, u32 log_stride)
 	return ring + (dray_ring_slot(index, depth) << log_stride);
 }
 
-/* Post one receive WQE: SGEs into MR_RECV (its doorbell written). */
-static void rq_post(void)
+/* The SRQ's WQE tag for SRQ index @index: not the index, each below the depth. */
+static u32 srq_tag(u32 index)
 {
-	u32 index = le32_to_cpu(rq_db.producer);
-	u8 *slot = wq_slot(rq_ring, index, RQ_DEPTH, RQ_LOG_STRIDE);
-	struct dray_rq_wqe *h = (struct dray_rq_wqe *)slot;
-	struct dray_sge *sge = (struct dray_sge *)(slot + DRAY_RQ_WQE_HDR_SIZE);
-	const struct dray_hw_mr *mr = &mrs[MR_RECV];
+	return (index * 5 + 3) % SRQ_DEPTH;
+}
+
+/*
+ * Fill receive WQE @index at @slot (of a ring of @log_stride) with SGEs
+ * into MR @m; set the bookkeeping of the index when @track.
+ */
+static void rwqe_fill(u8 *slot, u32 log_stride, u32 hdr_size, u32 index,
+		      int m, bool track)
+{
+	struct dray_sge *sge = (struct dray_sge *)(slot + hdr_size);
+	const struct dray_hw_mr *mr = &mrs[m];
 	u32 n = (cfg.rq_sge & 3) % 3 + 1, i, len, off;
 	u64 total = 0;
 
-	/* Software never posts more than the ring holds. */
-	if (index - qp.rq.completed >= RQ_DEPTH)
-		return;
-	memset(slot, 0, 1U << RQ_LOG_STRIDE);
-	h->num_sge = n;
+	memset(slot, 0, 1U << log_stride);
 	for (i = 0; i < n; i++) {
 		len = (get16(cfg.rq_len) + rq_next_len * 977) % 5000 + 1;
+		len = min_t(u32, len, mr->length);
 		off = (index * 1237 + i * 4099) % (mr->length - len + 1);
 		sge[i].addr = cpu_to_le64(mr->iova + off);
 		sge[i].length = cpu_to_le32(len);
@@ -267,14 +309,53 @@ static void rq_post(void)
 		total += len;
 		rq_next_len++;
 	}
+	/* num_sge is the first byte of either header. */
+	static_assert(offsetof(struct dray_rq_wqe, num_sge) == 0 &&
+		      offsetof(struct dray_srq_wqe, num_sge) == 0);
+	*slot = n;
+	if (!track)
+		return;
 	if ((cfg.flags & CFG_BAD_RQ_KEY) && index % 4 == 3)
 		sge[0].lkey = cpu_to_le32(mrs[MR_RO].key);
-	/* More SGEs than the stride holds: dray_hw_rq_fetch() refuses it. */
+	/* More SGEs than the stride holds: the device refuses the WQE. */
 	rq_bad[index % RQ_DEPTH] = (cfg.flags & CFG_BAD_RQ_WQE) && index % 4 == 2;
 	rq_bad_taken[index % RQ_DEPTH] = false;
 	if (rq_bad[index % RQ_DEPTH])
-		h->num_sge = 4;
+		*slot = 4;
 	rq_posted_len[index % RQ_DEPTH] = total;
+}
+
+/* Post one WQE to @q: its doorbell written, as the provider does. */
+static void srq_post(struct fuzz_srq *q, bool track)
+{
+	u32 index = le32_to_cpu(q->db.producer);
+	u8 *slot = wq_slot(q->ring, index, SRQ_DEPTH, SRQ_LOG_STRIDE);
+
+	/* Software never posts over a WQE the device has not taken. */
+	if (!q->hw || index - le32_to_cpu(q->db.consumer) >= SRQ_DEPTH)
+		return;
+	rwqe_fill(slot, SRQ_LOG_STRIDE, DRAY_SRQ_WQE_HDR_SIZE, index, q->mr,
+		  track);
+	((struct dray_srq_wqe *)slot)->tag = cpu_to_le32(srq_tag(index));
+	if (track)
+		srq_tags[index % SRQ_DEPTH] = srq_tag(index);
+	q->db.producer = cpu_to_le32(index + 1);
+}
+
+/* Post one receive WQE: SGEs into MR_RECV (its doorbell written). */
+static void rq_post(void)
+{
+	u32 index = le32_to_cpu(rq_db.producer);
+
+	if (on_srq) {
+		srq_post(&srq, true);
+		return;
+	}
+	/* Software never posts more than the ring holds. */
+	if (index - qp.rq.completed >= RQ_DEPTH)
+		return;
+	rwqe_fill(wq_slot(rq_ring, index, RQ_DEPTH, RQ_LOG_STRIDE),
+		  RQ_LOG_STRIDE, DRAY_RQ_WQE_HDR_SIZE, index, MR_RECV, true);
 	rq_db.producer = cpu_to_le32(index + 1);
 }
 
@@ -362,6 +443,42 @@ static __attribute__((unused)) void sq_post(const u8 *d)
 	sq_db.producer = cpu_to_le32(index + 1);
 }
 
+/*
+ * An SRQ as CREATE_SRQ leaves it (dev_srq.c): published in the engine's
+ * table; an XRC SRQ with its domain and CQ.
+ */
+static void srq_make(struct fuzz_srq *q, u32 srqn, u32 pdn, u32 xrcdn,
+		     struct dray_hw_cq *srq_cq, int m)
+{
+	struct dray_hw_srq *h = calloc(1, sizeof(*h));
+
+	FUZZ_ASSERT(h);
+	h->srqn = srqn;
+	h->pdn = pdn;
+	h->xrcdn = xrcdn;
+	h->cq = srq_cq;
+	h->serial = srqn * 1000 + 7;
+	h->db = &q->db;
+	h->ring = q->ring;
+	h->depth = SRQ_DEPTH;
+	h->log_stride = SRQ_LOG_STRIDE;
+	memset(&q->db, 0, sizeof(q->db));
+	memset(q->ring, 0, SRQ_DEPTH << SRQ_LOG_STRIDE);
+	q->hw = h;
+	q->mr = m;
+	xa_store(&hw.engine.srqs, srqn, h, 0);
+}
+
+/* DESTROY_SRQ as dev_srq.c does it: unpublished under engine.lock, freed. */
+static void srq_destroy(struct fuzz_srq *q)
+{
+	if (!q->hw)
+		return;
+	FUZZ_ASSERT(xa_erase(&hw.engine.srqs, q->hw->srqn) == q->hw);
+	free(q->hw);
+	q->hw = NULL;
+}
+
 static void setup(void)
 {
 	struct dray_hw_path *path = &qp.path;
@@ -404,6 +521,39 @@ static void setup(void)
 	qp.rq.ring = rq_ring;
 	qp.rq.depth = RQ_DEPTH;
 	qp.rq.log_stride = RQ_LOG_STRIDE;
+
+	/* CREATE_QP on an SRQ, or of an XRC target (dev_qp.c). */
+	xrc = !FUZZ_COMP && (cfg.flags & CFG_XRC);
+	on_srq = xrc || (cfg.flags & CFG_SRQ);
+	srq_rewrites = 0;
+	memset(&other_cq, 0, sizeof(other_cq));
+	memset(other_cq_ring, 0, CQ_DEPTH * sizeof(*other_cq_ring));
+	memset(&other_cq_db, 0, sizeof(other_cq_db));
+	other_cq.cqn = 2;
+	other_cq.depth = CQ_DEPTH;
+	other_cq.ring = other_cq_ring;
+	other_cq.db = &other_cq_db;
+	if (on_srq) {
+		memset(&qp.rq, 0, sizeof(qp.rq));
+		srq_make(&srq, SRQN, PDN, xrc ? XRCDN : 0, xrc ? &cq : NULL,
+			 MR_RECV);
+		qp.srq = xrc ? NULL : srq.hw;
+		qp.flags |= xrc ? 0 : DRAY_QP_F_SRQ;
+	}
+	if (xrc) {
+		qp.type = DRAY_QPT_XRC_TGT;
+		qp.pdn = 0;
+		qp.flags = 0;
+		qp.xrcdn = XRCDN;
+		qp.send_cq = NULL;
+		qp.recv_cq = NULL;
+		memset(&qp.sq, 0, sizeof(qp.sq));
+		srq_make(&other_srq, OTHER_SRQN, OTHER_PDN, OTHER_XRCDN,
+			 &other_cq, MR_OTHER);
+		/* Receives a request would take if it could: it must not. */
+		for (i = 0; i < SRQ_DEPTH; i++)
+			srq_post(&other_srq, false);
+	}
 	xa_store(&hw.engine.qps, QPN, &qp, 0);
 
 	/* MODIFY_QP: the attributes of INIT, RTR and RTS. */
@@ -629,6 +779,28 @@ static void check_memory(const struct allowed *a)
 	}
 }
 
+/*
+ * The SRQs: the QP (their only taker) took each WQE the SRQ gave out,
+ * at most the depth outstanding; the index published to software is the
+ * device's. Nothing is taken from the other domain's XRC SRQ and
+ * nothing completes on its CQ.
+ */
+static void check_srqs(void)
+{
+	const struct dray_hw_srq *h = srq.hw;
+
+	if (h) {
+		FUZZ_ASSERT(qp.rq.fetched == h->taken);
+		FUZZ_ASSERT(h->posted - h->taken <= SRQ_DEPTH);
+		FUZZ_ASSERT(le32_to_cpu(srq.db.consumer) == h->taken);
+	}
+	if (xrc) {
+		FUZZ_ASSERT(other_srq.hw->taken == 0 &&
+			    !other_srq.db.consumer && !other_srq.hw->error);
+		FUZZ_ASSERT(!other_cq.pi);
+	}
+}
+
 static void check_state(void)
 {
 	const struct dray_xp_resp *rs = &qp.xp.resp;
@@ -643,6 +815,7 @@ static void check_state(void)
 		    qp.rq.posted - qp.rq.completed);
 	FUZZ_ASSERT(qp.rq.posted - qp.rq.completed <= RQ_DEPTH);
 	FUZZ_ASSERT(qp.rq.fetched - qp.rq.completed <= 1);
+	check_srqs();
 
 	if (qp.xp.err || qp.state == DRAY_QPS_ERR)
 		return;
@@ -708,11 +881,22 @@ static void cq_consume(void)
 							sq_cqe_next);
 			sq_cqe_next = idx + 1;
 		} else {
-			/* Every receive WQE completes, in order. */
+			/*
+			 * Every receive WQE completes, in order; on an SRQ
+			 * naming the tag of the WQE the QP took (the QP is the
+			 * SRQ's only taker: its Nth WQE is the SRQ's Nth),
+			 * an XRC one also its SRQ.
+			 */
 			FUZZ_ASSERT(c->opcode == DRAY_CQE_RECV ||
 				    c->opcode == DRAY_CQE_RECV_RDMA_IMM);
-			FUZZ_ASSERT(idx == rq_cqe_next);
-			rq_cqe_next++;
+			FUZZ_ASSERT(!(c->flags & DRAY_CQE_F_SRQ) == !on_srq);
+			FUZZ_ASSERT(!(c->flags2 & DRAY_CQE_F2_XRC) == !xrc);
+			if (xrc)
+				FUZZ_ASSERT(le32_to_cpu(c->src_qpn) == SRQN);
+			FUZZ_ASSERT(idx == (on_srq ?
+					    srq_tags[rq_cqe_next % SRQ_DEPTH] :
+					    rq_cqe_next));
+			idx = rq_cqe_next++;
 			/* A malformed WQE taken completes with the error. */
 			if (rq_bad_taken[idx % RQ_DEPTH])
 				FUZZ_ASSERT(c->status == DRAY_CQE_ST_LOC_QP_OP_ERR);
@@ -796,7 +980,9 @@ static void tx_check(struct sk_buff *skb)
 	hlen = dray_wire_parse(ip + l4, l3.udp_len, &pkt);
 	FUZZ_ASSERT(hlen > 0);
 	f = dray_opcodes[pkt.opcode].flags;
-	FUZZ_ASSERT(f & DRAY_OPF_RC);
+	/* An XRC target answers with XRC opcodes and sends no request. */
+	FUZZ_ASSERT(f & (xrc ? DRAY_OPF_XRC : DRAY_OPF_RC));
+	FUZZ_ASSERT(!xrc || (f & DRAY_OPF_RESP));
 	FUZZ_ASSERT(pkt.qpn == PEER_QPN && pkt.pkey == DRAY_PKEY_DEFAULT);
 	FUZZ_ASSERT(l3.udp_len >= hlen + pkt.pad + DRAY_ICRC_BYTES);
 	pay = l3.udp_len - hlen - pkt.pad - DRAY_ICRC_BYTES;
@@ -906,7 +1092,53 @@ enum {
 	CMD_RETRY,		/* MODIFY_QP in RTS/SQD: retry counts */
 	CMD_REWRITE_SQ,		/* software rewrites the oldest send WQE */
 	CMD_ERR,		/* MODIFY_QP to ERR */
+	CMD_REWRITE_SRQ,	/* software rewrites the SRQ's next WQE */
+	CMD_SRQ_BAD_PI,		/* ... writes a producer index out of range */
+	CMD_SRQ_LIMIT,		/* MODIFY_SRQ: the limit armed */
+	CMD_DESTROY_SRQ,	/* DESTROY_SRQ (an XRC SRQ: no QP holds it) */
 };
+
+/*
+ * Software rewrites the SRQ WQE the device takes next, against the rules
+ * (a process may), by its index and the rewrites before: an SGE keyed with another PD's MR, which must
+ * not be written through it; more SGEs than the stride holds; a tag not
+ * below the depth. The last two must complete with LOC_QP_OP_ERR naming
+ * the tag the WQE has when the device takes it.
+ */
+static void srq_rewrite(void)
+{
+	u32 index = le32_to_cpu(srq.db.consumer);
+	u8 *slot = wq_slot(srq.ring, index, SRQ_DEPTH, SRQ_LOG_STRIDE);
+	struct dray_sge *sge = (struct dray_sge *)(slot + DRAY_SRQ_WQE_HDR_SIZE);
+
+	if (!srq.hw || index == le32_to_cpu(srq.db.producer))
+		return;
+	switch ((index + srq_rewrites++) % 3) {
+	case 0:
+		sge[0].lkey = cpu_to_le32(mrs[MR_OTHER].key);
+		break;
+	case 1:
+		slot[0] = 4;
+		rq_bad[index % RQ_DEPTH] = true;
+		break;
+	case 2:
+		srq_tags[index % SRQ_DEPTH] = SRQ_DEPTH + index % 7;
+		((struct dray_srq_wqe *)slot)->tag =
+			cpu_to_le32(srq_tags[index % SRQ_DEPTH]);
+		rq_bad[index % RQ_DEPTH] = true;
+		break;
+	}
+}
+
+/* MODIFY_SRQ (dev_srq.c): a limit below the depth, set under engine.lock. */
+static void srq_arm_limit(void)
+{
+	struct dray_hw_srq *h = srq.hw;
+
+	if (h)
+		h->limit = clamp_t(u32, le32_to_cpu(srq.db.producer) - h->taken,
+				   1, SRQ_DEPTH - 1);
+}
 
 static void command(u8 cmd)
 {
@@ -955,6 +1187,22 @@ static void command(u8 cmd)
 	case CMD_ERR:
 		/* dev_qp.c's qp_set_state(): asked for by software. */
 		dray_hw_qp_error(&hw, &qp, 0, DRAY_VERR_NONE);
+		break;
+	case CMD_REWRITE_SRQ:
+		srq_rewrite();
+		break;
+	case CMD_SRQ_BAD_PI:
+		if (srq.hw)
+			srq.db.producer = cpu_to_le32(srq.hw->taken +
+						      SRQ_DEPTH + 1);
+		break;
+	case CMD_SRQ_LIMIT:
+		srq_arm_limit();
+		break;
+	case CMD_DESTROY_SRQ:
+		/* An SRQ with QPs on it is BUSY (dev_srq.c). */
+		if (xrc)
+			srq_destroy(&srq);
 		break;
 	}
 }
@@ -1007,6 +1255,7 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	struct sk_buff *skb;
 	const u8 *ip;
 	u32 iplen, taken;
+	bool armed;
 
 	if ((ctl & F_RAW) && !len) {
 		command(ctl >> 4);
@@ -1034,7 +1283,12 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	TRACE("rx ctl %#x len %u: %s\n", ctl, iplen,
 	      iplen > 28 ? dray_opcodes[ip[ipv6 ? 48 : 28]].name ?: "?" : "-");
 	taken = qp.rq.fetched;
+	armed = srq.hw && srq.hw->limit;
 	dray_xport_rx(&hw, skb);
+	/* A WQE taken below an armed limit fired it (and disarmed it). */
+	if (armed && srq.hw && taken != qp.rq.fetched && !srq.hw->error)
+		FUZZ_ASSERT(!srq.hw->limit ||
+			    srq.hw->posted - srq.hw->taken >= srq.hw->limit);
 	for (; taken != qp.rq.fetched; taken++)
 		if (rq_bad[taken % RQ_DEPTH])
 			rq_bad_taken[taken % RQ_DEPTH] = true;
@@ -1058,7 +1312,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	sq_ring = calloc(SQ_DEPTH, 1U << SQ_LOG_STRIDE);
 	rq_ring = calloc(RQ_DEPTH, 1U << RQ_LOG_STRIDE);
 	cq_ring = calloc(CQ_DEPTH, sizeof(*cq_ring));
-	FUZZ_ASSERT(sq_ring && rq_ring && cq_ring);
+	other_cq_ring = calloc(CQ_DEPTH, sizeof(*other_cq_ring));
+	srq.ring = calloc(SRQ_DEPTH, 1U << SRQ_LOG_STRIDE);
+	other_srq.ring = calloc(SRQ_DEPTH, 1U << SRQ_LOG_STRIDE);
+	FUZZ_ASSERT(sq_ring && rq_ring && cq_ring && other_cq_ring &&
+		    srq.ring && other_srq.ring);
 	fuzz_tx_hook = tx_check;
 	trace = getenv("FUZZ_TRACE");
 	return 0;
@@ -1113,6 +1371,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	cq_consume();
 
 	FUZZ_ASSERT(fuzz_counts.skbs == 0 && fuzz_counts.frag_pages == 0);
+	srq_destroy(&srq);
+	srq_destroy(&other_srq);
 	hw.engine.lock.held = 0;
 	return 0;
 }

@@ -10,7 +10,10 @@
  * fuzz_wire: one frame of every opcode over IPv4 and a few over IPv6.
  * fuzz_resp: request sequences a requester sends (every RC request
  * opcode, segmented messages, duplicates, a PSN gap, RNR, remote
- * invalidation of the window, bad keys). fuzz_comp: send WQEs and the
+ * invalidation of the window, bad keys; on an SRQ, with its WQEs
+ * rewritten, its producer index broken and its limit armed; as an XRC
+ * target, to its domain's SRQ and another's, the SRQ destroyed inside a
+ * message). fuzz_comp: send WQEs and the
  * responses a responder gives them (ACKs, READ responses, atomic ACKs,
  * NAKs of each kind, timeouts). The captured seeds (cap-*) come from
  * pcap2seeds.py; see Documentation/testing.md.
@@ -49,6 +52,15 @@
 #define CMD_RETRY		7
 #define CMD_REWRITE_SQ		8
 #define CMD_ERR			9
+#define CMD_REWRITE_SRQ		10
+#define CMD_SRQ_BAD_PI		11
+#define CMD_SRQ_LIMIT		12
+#define CMD_DESTROY_SRQ		13
+/* fuzz_xport.c's configuration flags and SRQ numbers. */
+#define CFG_SRQ			0x40
+#define CFG_XRC			0x80
+#define SRQN			2
+#define OTHER_SRQN		3
 
 struct seed {
 	u8	buf[16384];
@@ -171,6 +183,100 @@ static void atomic(struct seed *s, u8 op, u32 psn, u32 rkey, u64 va)
 			      .ackreq = true, .qpn = 0x11 };
 
 	frame(s, 0, &p, 0, 0);
+}
+
+/* An XRC request (IBTA annex A14): @op's XRC opcode, naming XRC SRQ @srqn. */
+static void xrc(struct seed *s, u8 ctl, u8 op, u32 psn, u32 srqn, u32 rkey,
+		u64 va, u32 dma_len, u32 paylen)
+{
+	struct dray_pkt p = { .opcode = DRAY_OP_XRC | op, .psn = psn,
+			      .xrc_srqn = srqn, .rkey = rkey, .va = va,
+			      .dma_len = dma_len, .ackreq = true, .qpn = 0x11,
+			      .swap_add = 3, .compare = 0x4141414141414141ULL };
+
+	frame(s, ctl, &p, paylen, (u8)psn);
+}
+
+/* fuzz_resp on an SRQ and as an XRC target. */
+static void resp_srq_seeds(void)
+{
+	struct seed s;
+
+	s.len = 0;	/* SENDs through the SRQ; empty: RNR, then one posted */
+	cfg(&s, CFG_SRQ, 4, 3, 14);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 100, true);
+	req(&s, 0, DRAY_OP_SEND_FIRST, RQ_PSN + 1, MTU, false);
+	req(&s, 0, DRAY_OP_SEND_LAST_IMM, RQ_PSN + 2, 9, true);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 3, 10, true);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 4, 10, true);
+	req(&s, F_POST_RQ, DRAY_OP_SEND_ONLY, RQ_PSN + 4, 10, true);
+	save("fuzz_resp", "srq-send", &s);
+
+	/*
+	 * The next WQE rewritten (fuzz_xport.c's srq_rewrite(): the first
+	 * rewrite of index 0 keys an SGE with another PD's MR, of index 1
+	 * gives it too many SGEs, of index 2 a tag not below the depth).
+	 */
+	s.len = 0;
+	cfg(&s, CFG_SRQ, 4, 8, 14);
+	cmd(&s, CMD_REWRITE_SRQ);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	save("fuzz_resp", "srq-rewrite-key", &s);
+
+	s.len = 0;
+	cfg(&s, CFG_SRQ, 4, 8, 14);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	cmd(&s, CMD_REWRITE_SRQ);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 20, true);
+	save("fuzz_resp", "srq-rewrite-sge", &s);
+
+	s.len = 0;
+	cfg(&s, CFG_SRQ, 4, 8, 14);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 20, true);
+	cmd(&s, CMD_REWRITE_SRQ);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 2, 20, true);
+	save("fuzz_resp", "srq-rewrite-tag", &s);
+
+	s.len = 0;	/* a producer index out of range; the limit armed */
+	cfg(&s, CFG_SRQ, 4, 8, 14);
+	cmd(&s, CMD_SRQ_LIMIT);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	cmd(&s, CMD_SRQ_BAD_PI);
+	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 20, true);
+	save("fuzz_resp", "srq-bad-pi", &s);
+
+	s.len = 0;	/* XRC: every operation to the domain's SRQ */
+	cfg(&s, CFG_XRC, 4, 8, 14);
+	xrc(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, SRQN, 0, 0, 0, 100);
+	xrc(&s, 0, DRAY_OP_WRITE_ONLY, RQ_PSN + 1, SRQN, KEY_RW, IOVA_RW + 8,
+	    16, 16);
+	xrc(&s, 0, DRAY_OP_READ_REQUEST, RQ_PSN + 2, SRQN, KEY_RW, IOVA_RW,
+	    2 * MTU, 0);
+	xrc(&s, 0, DRAY_OP_FETCH_ADD, RQ_PSN + 4, SRQN, KEY_RW, IOVA_RW + 13,
+	    8, 0);
+	xrc(&s, 0, DRAY_OP_WRITE_ONLY_IMM, RQ_PSN + 5, SRQN, KEY_MW, MW_IOVA,
+	    4, 4);
+	save("fuzz_resp", "xrc-ops", &s);
+
+	s.len = 0;	/* XRC: another domain's SRQ named, inside a SEND too */
+	cfg(&s, CFG_XRC, 4, 8, 14);
+	xrc(&s, 0, DRAY_OP_SEND_FIRST, RQ_PSN, SRQN, 0, 0, 0, MTU);
+	xrc(&s, 0, DRAY_OP_SEND_LAST, RQ_PSN + 1, OTHER_SRQN, 0, 0, 0, 10);
+	save("fuzz_resp", "xrc-other-srq", &s);
+
+	s.len = 0;
+	cfg(&s, CFG_XRC, 4, 8, 14);
+	xrc(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, OTHER_SRQN, 0, 0, 0, 10);
+	save("fuzz_resp", "xrc-other-only", &s);
+
+	s.len = 0;	/* XRC: the SRQ destroyed inside a SEND */
+	cfg(&s, CFG_XRC, 4, 8, 14);
+	xrc(&s, 0, DRAY_OP_SEND_FIRST, RQ_PSN, SRQN, 0, 0, 0, MTU);
+	cmd(&s, CMD_DESTROY_SRQ);
+	xrc(&s, 0, DRAY_OP_SEND_LAST, RQ_PSN + 1, SRQN, 0, 0, 0, 10);
+	xrc(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 2, SRQN, 0, 0, 0, 10);
+	save("fuzz_resp", "xrc-destroy-srq", &s);
 }
 
 /* --- fuzz_resp --------------------------------------------------------- */
@@ -325,6 +431,8 @@ static void resp_seeds(void)
 	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 33, false);
 	rdma(&s, 0, DRAY_OP_WRITE_ONLY, RQ_PSN + 1, KEY_RW, IOVA_RW, 1, 1);
 	save("fuzz_resp", "ipv6", &s);
+
+	resp_srq_seeds();
 }
 
 /* --- fuzz_comp ----------------------------------------------------------- */

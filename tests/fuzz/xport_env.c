@@ -257,33 +257,22 @@ void dray_hw_pd_put(struct dray_hw *hw, u32 pdn)
 	FUZZ_UNREACHED();
 }
 
-/* The fuzzed QP has no SRQ; UD QPs are not fuzzed here. */
-int dray_hw_srq_take(struct dray_hw *hw, struct dray_hw_srq *srq,
-		     struct dray_hw_rwqe *wqe)
+/*
+ * XRC domains: the SRQ and QP commands take and drop references; the
+ * targets make their SRQs and QPs as those commands leave them.
+ */
+bool dray_hw_xrcd_get(struct dray_hw *hw, u32 xrcdn)
 {
 	(void)hw;
-	(void)srq;
-	(void)wqe;
+	(void)xrcdn;
 	return FUZZ_UNREACHED();
 }
 
-/* The fuzzed QP is RC, not an XRC target: no XRC SRQ is looked up. */
-struct dray_hw_srq *dray_hw_srq_find_xrc(struct dray_hw *hw, u32 srqn,
-					 u32 xrcdn)
+void dray_hw_xrcd_put(struct dray_hw *hw, u32 xrcdn)
 {
 	(void)hw;
-	(void)srqn;
 	(void)xrcdn;
-	return FUZZ_UNREACHED_PTR();
-}
-
-struct dray_hw_srq *dray_hw_srq_find(struct dray_hw *hw, u32 srqn,
-				     u64 serial)
-{
-	(void)hw;
-	(void)srqn;
-	(void)serial;
-	return FUZZ_UNREACHED_PTR();
+	FUZZ_UNREACHED();
 }
 
 void dray_ud_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,

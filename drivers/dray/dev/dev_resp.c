@@ -160,22 +160,31 @@ static void resp_uc_abandon(struct dray_xp_resp *rs)
  * XRCETH names, which must be one of the QP's domain (else an invalid
  * request, class C); the PD of that SRQ is the request's. Any other QP:
  * its own PD.
+ *
+ * The PSN is judged first (9.7.5.1): only the request at ePSN is NAK'd
+ * for its XRCETH. One ahead of ePSN gets what any request there gets (a
+ * sequence NAK, once); a duplicate naming no SRQ of the domain is
+ * dropped (class D), never answered as the original.
  */
 static enum resp_state resp_check_xrc(struct resp_ctx *c)
 {
 	struct dray_hw_qp *qp = c->qp;
+	s32 d;
 
 	c->pdn = qp->pdn;
 	if (qp->type != DRAY_QPT_XRC_TGT)
 		return RESP_CHECK_PSN;
 	c->srq = dray_hw_srq_find_xrc(c->hw, c->rx->hdr.xrc_srqn, qp->xrcdn);
-	if (!c->srq) {
-		xp_dbg(c->hw, qp, "XRCETH names SRQ %u, not one of XRC domain %u\n",
-		       c->rx->hdr.xrc_srqn, qp->xrcdn);
-		return RESP_ERR_INV_REQ;
+	if (c->srq) {
+		c->pdn = c->srq->pdn;
+		return RESP_CHECK_PSN;
 	}
-	c->pdn = c->srq->pdn;
-	return RESP_CHECK_PSN;
+	xp_dbg(c->hw, qp, "XRCETH names SRQ %u, not one of XRC domain %u\n",
+	       c->rx->hdr.xrc_srqn, qp->xrcdn);
+	d = dray_psn_cmp(c->rx->hdr.psn, qp->xp.resp.epsn);
+	if (d < 0)
+		return RESP_DROP;
+	return d > 0 ? RESP_CHECK_PSN : RESP_ERR_INV_REQ;
 }
 
 /*
