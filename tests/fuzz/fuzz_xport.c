@@ -443,6 +443,19 @@ static __attribute__((unused)) void sq_post(const u8 *d)
 	sq_db.producer = cpu_to_le32(index + 1);
 }
 
+/* A CQ as CREATE_CQ leaves it, empty. */
+static void cq_make(struct dray_hw_cq *c, u32 cqn, struct dray_cqe *ring,
+		    struct dray_cq_db *db)
+{
+	memset(c, 0, sizeof(*c));
+	memset(ring, 0, CQ_DEPTH * sizeof(*ring));
+	memset(db, 0, sizeof(*db));
+	c->cqn = cqn;
+	c->depth = CQ_DEPTH;
+	c->ring = ring;
+	c->db = db;
+}
+
 /*
  * An SRQ as CREATE_SRQ leaves it (dev_srq.c): published in the engine's
  * table; an XRC SRQ with its domain and CQ.
@@ -492,13 +505,7 @@ static void setup(void)
 	hw.engine.lock.held = 1;	/* what a pass holds */
 	mrs_init();
 
-	memset(&cq, 0, sizeof(cq));
-	memset(cq_ring, 0, CQ_DEPTH * sizeof(*cq_ring));
-	memset(&cq_db, 0, sizeof(cq_db));
-	cq.cqn = 1;
-	cq.depth = CQ_DEPTH;
-	cq.ring = cq_ring;
-	cq.db = &cq_db;
+	cq_make(&cq, 1, cq_ring, &cq_db);
 	cq_ci = 0;
 	sq_cqe_next = 0;
 	rq_cqe_next = 0;
@@ -526,13 +533,7 @@ static void setup(void)
 	xrc = !FUZZ_COMP && (cfg.flags & CFG_XRC);
 	on_srq = xrc || (cfg.flags & CFG_SRQ);
 	srq_rewrites = 0;
-	memset(&other_cq, 0, sizeof(other_cq));
-	memset(other_cq_ring, 0, CQ_DEPTH * sizeof(*other_cq_ring));
-	memset(&other_cq_db, 0, sizeof(other_cq_db));
-	other_cq.cqn = 2;
-	other_cq.depth = CQ_DEPTH;
-	other_cq.ring = other_cq_ring;
-	other_cq.db = &other_cq_db;
+	cq_make(&other_cq, 2, other_cq_ring, &other_cq_db);
 	if (on_srq) {
 		memset(&qp.rq, 0, sizeof(qp.rq));
 		srq_make(&srq, SRQN, PDN, xrc ? XRCDN : 0, xrc ? &cq : NULL,
