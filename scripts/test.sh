@@ -13,7 +13,7 @@
 #      process, netem loss)
 #   5. two VMs joined by a QEMU network, one dray device each: ib_write_bw
 #      and ib_send_lat across, NVMe-oF with the target in one VM and the
-#      host in the other (tests/rdma/two-vm.sh)
+#      host in the other, Open MPI with one rank in each (tests/rdma/two-vm.sh)
 #   6. the kernel verbs through a test module in the VM (tests/kverbs/)
 #   7. RDMA CM over the GSI QP in the VM (tests/cm/run.sh: rping, ucmatose,
 #      udaddy, fi_pingpong, perftest -R)

@@ -16,6 +16,13 @@
 # (tests/storage/nvmeof.sh), VM 2 connects to it with nvme-rdma, writes
 # and reads it back with fio's crc32c verification, reads at random and
 # disconnects; VM 1 waits for its queues to come and go and tears down.
+# Then Open MPI over UCX rc_verbs, one rank in each VM (dray only): VM 2's
+# mpirun starts rank 0 there and rank 1 in VM 1 through tests/rdma/rexec.py
+# (the VMs have no ssh), and tests/rdma/mpi_check runs its 136 checks
+# (ping-pong 1 B to 4 MiB, allreduce and the other collectives up to
+# 8 MiB, one-sided), every byte checked; each rank's tag and RMA lanes
+# must be rc_verbs on its VM's device, and each device's own tx_bytes
+# counter must have grown by 32 MiB or more.
 # For dray, --module defaults to build/dray.ko. Prints the guests' output
 # and ends with "two-vm: N passed, N failed"; exits non-zero on failure.
 #
@@ -54,6 +61,8 @@ guest() {
 	fi
 	dev=$LINK_DEV gid=$LINK_GID
 	echo "# $role: $dev on eth0 $my_ip, GID index $gid"
+	# Open MPI and UCX name each node by its host name: one each.
+	hostname "two-vm-$role"
 
 	local common="-d $dev -x $gid -F"
 	if [[ $role == server ]]; then
@@ -69,6 +78,7 @@ guest() {
 			sed 's/^/# /' /tmp/out
 		done
 		nvmeof_server "$dev" || rc=1
+		mpi_server "$kind" "$dev" || rc=1
 		return $rc
 	fi
 
@@ -102,7 +112,100 @@ guest() {
 		fi
 	done
 	nvmeof_client || rc=1
+	mpi_client "$kind" "$dev" || rc=1
 	return $rc
+}
+
+# tx_bytes DEV: what DEV's port has sent, by its own counter
+tx_bytes() {
+	rdma statistic show link "$1/1" 2>/dev/null |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "tx_bytes") print $(i + 1) }'
+}
+
+# mpi_tx_check DEV BEFORE: DEV's port sent 32 MiB or more since BEFORE
+# (each rank sends more than 40 MB of mpi_check's payload)
+mpi_tx_check() {
+	local sent=$(( $(tx_bytes "$1") - $2 ))
+	echo "# $(hostname): $1's port sent $((sent >> 20)) MiB (tx_bytes)"
+	(( sent >= 32 << 20 ))
+}
+
+# The MPI environment of both ranks (rank 1 gets it from VM 1's rexec
+# server, through the orted it starts): UCX over rc_verbs with ud_verbs
+# for the wire-up and self for a rank's own messages, no shared memory
+# and no TCP transport, the VM's own device.
+mpi_env() {
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export UCX_TLS=rc_verbs,ud_verbs,self UCX_NET_DEVICES=$1:1
+	export UCX_LOG_LEVEL=info
+}
+
+# mpi_server KIND DEV (VM 1): let VM 2 start Open MPI's daemon here, which
+# starts rank 1 and daemonizes; wait for it to finish, then check DEV's
+# counter.
+mpi_server() {
+	local kind=$1 dev=$2 tx0 rc i
+	if [[ $kind != dray ]]; then
+		echo "# mpi: not run on $kind (UCX's UD wire-up drops rxe's datagrams, SL 0)"
+		return 0
+	fi
+	tx0=$(tx_bytes "$dev")
+	( mpi_env "$dev"; exec "$HERE/rexec.py" serve "$SRV_IP" "$CLI_IP" 300 ) \
+		>/tmp/rexec.out 2>&1
+	rc=$?
+	for ((i = 0; i < 4000; i++)); do
+		pgrep -x orted >/dev/null || break
+		sleep 0.1
+	done
+	if [[ $rc -eq 0 ]] && ! pgrep -x orted >/dev/null &&
+		mpi_tx_check "$dev" "$tx0"; then
+		echo "ok - mpi: rank 1 here, started by VM 2's mpirun, its data over $dev"
+		return 0
+	fi
+	echo "not ok - mpi: rank 1 here (rexec exit $rc$(pgrep -x orted >/dev/null && echo ', orted still running'))"
+	sed 's/^/# /' /tmp/rexec.out | tail -n 20
+	return 1
+}
+
+# mpi_client KIND DEV (VM 2): mpirun with rank 0 here and rank 1 in VM 1.
+mpi_client() {
+	local kind=$1 dev=$2 out=/tmp/mpi.out tx0 rc n h l
+	[[ $kind == dray ]] || return 0
+	tx0=$(tx_bytes "$dev")
+	( mpi_env "$dev"
+	  exec timeout 400 mpirun -np 2 --host "$CLI_IP:1,$SRV_IP:1" \
+		--mca plm_rsh_agent "$HERE/rexec.py" --mca plm_rsh_no_tree_spawn 1 \
+		--mca oob_tcp_if_include 10.1.0.0/24 \
+		--mca pml ucx --mca osc ucx --mca btl self \
+		-x UCX_TLS -x UCX_LOG_LEVEL -x LD_LIBRARY_PATH \
+		"$ROOT/build/rdma/mpi_check" ) >"$out" 2>&1
+	rc=$?
+	n=$(sed -n 's/^mpi_check: \([0-9]*\) checks passed$/\1/p' "$out")
+	if [[ $rc -eq 0 && $n != 136 ]]; then
+		echo "# mpi_check ran ${n:-no} checks, not 136" >>"$out"
+		rc=1
+	fi
+	for h in two-vm-client two-vm-server; do
+		for l in tag rma; do
+			if [[ $rc -eq 0 ]] &&
+				! grep -q "\[$h:.*ep_cfg\[[0-9]*\]: $l(.*rc_verbs/$dev:1" "$out"; then
+				echo "# $h: no $l lane over rc_verbs/$dev:1" >>"$out"
+				rc=1
+			fi
+		done
+	done
+	if [[ $rc -eq 0 ]] && mpi_tx_check "$dev" "$tx0"; then
+		echo "ok - mpi: Open MPI over UCX rc_verbs, one rank in each VM, mpi_check's 136 checks (ping-pong, allreduce up to 8 MiB, one-sided), every byte checked"
+		grep "^mpi_check:" "$out" | sed 's/^/# /'
+		for h in two-vm-client two-vm-server; do
+			grep -m1 -o "\[$h:.*ep_cfg\[[0-9]*\]: tag(.*" "$out" |
+				cut -c1-150 | sed 's/^/# /'
+		done
+		return 0
+	fi
+	echo "not ok - mpi: one rank in each VM (exit $rc)"
+	grep -vE "UCX +INFO" "$out" | tail -n 30 | sed 's/^/# /'
+	return 1
 }
 
 # rc_qps DEV: the connected RC QPs of rdma_cm users (nvmet-rdma's and
@@ -240,9 +343,11 @@ if [[ $rc1 -ne 0 || $rc2 -ne 0 ]] && [[ $fail -eq 0 ]]; then
 	echo "not ok - VM exit status: server $rc1, client $rc2"
 	fail=$((fail + 1))
 fi
-# perftest: 2 + 2; nvmeof: target 2, host 4
-if [[ $pass -lt 10 ]] && [[ $fail -eq 0 ]]; then
-	echo "not ok - only $pass of 10 results reported"
+# perftest: 2 + 2; nvmeof: target 2, host 4; mpi (dray): 1 + 1
+want=10
+[[ $kind == dray ]] && want=12
+if [[ $pass -lt $want ]] && [[ $fail -eq 0 ]]; then
+	echo "not ok - only $pass of $want results reported"
 	fail=$((fail + 1))
 fi
 echo "two-vm: $pass passed, $fail failed"
