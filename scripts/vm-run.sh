@@ -265,6 +265,15 @@ qpath() { # QEMU option values escape commas by doubling them
 cmdline="$base_cmdline${DRAY_VM_APPEND:+ $DRAY_VM_APPEND}"
 [[ -z $net ]] || cmdline+=" dray.net=1"
 if [[ $accel == kvm ]]; then cpu=host; else cpu=max; fi
+# Under TCG, the TSC marked unstable from boot: 6.1 finds the vCPUs' TSCs
+# unsynchronized and does so itself, but 6.12 trusts them, marks
+# sched_clock stable 1.2 s into boot and patches the __sched_clock_stable
+# static branch (int3, text_poke) while the other vCPU runs through it;
+# QEMU 7.2's multi-threaded TCG then lets that vCPU hit the int3 after
+# the patch is done ("Oops: int3" in sched_clock_cpu, a panic in boot; a
+# clocksource watchdog flipping it back can do the same mid-run). Kept
+# unstable, the branch is never patched: both kernels run the same way.
+[[ $accel == kvm ]] || cmdline+=" tsc=unstable"
 # shellcheck disable=SC2054 # commas are QEMU's
 qemu_args=(
 	-nodefaults -no-user-config -display none -no-reboot

@@ -16,7 +16,7 @@ agent, and the one-shot server it talks to, over the VMs' own network:
   rexec.py HOST WORD...                (VM 2, as mpirun runs an agent)
                                        send the words joined by spaces,
                                        as ssh would, to HOST:PORT (tried
-                                       for 60 s), copy what comes back to
+                                       for 120 s), copy what comes back to
                                        stdout; exit with the remote status
 
 PORT is $DRAY_REXEC_PORT, default 5999. Only for test VMs on a private
@@ -72,7 +72,7 @@ def serve(addr, peer, seconds):
 
 
 def agent(host, words):
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while True:
         try:
             s = socket.create_connection((host, PORT), timeout=5)
