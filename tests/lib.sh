@@ -137,6 +137,13 @@ port_active() {
 	[[ $s == 4: ]]
 }
 
+# port_tx_bytes DEV: the bytes DEV's port 1 has sent, by the device's own
+# counter (rdma statistic)
+port_tx_bytes() {
+	rdma statistic show link "$1/1" 2>/dev/null |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "tx_bytes") print $(i + 1) }'
+}
+
 # gid_find DEV PREFIX: print the index of the first RoCEv2 GID of DEV
 # whose sysfs text starts with PREFIX. Reads sysfs with builtins only;
 # scans the first 16 entries (rxe's table has hundreds of empty ones).

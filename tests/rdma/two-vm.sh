@@ -116,16 +116,10 @@ guest() {
 	return $rc
 }
 
-# tx_bytes DEV: what DEV's port has sent, by its own counter
-tx_bytes() {
-	rdma statistic show link "$1/1" 2>/dev/null |
-		awk '{ for (i = 1; i < NF; i++) if ($i == "tx_bytes") print $(i + 1) }'
-}
-
 # mpi_tx_check DEV BEFORE: DEV's port sent 32 MiB or more since BEFORE
 # (each rank sends more than 40 MB of mpi_check's payload)
 mpi_tx_check() {
-	local sent=$(( $(tx_bytes "$1") - $2 ))
+	local sent=$(( $(port_tx_bytes "$1") - $2 ))
 	echo "# $(hostname): $1's port sent $((sent >> 20)) MiB (tx_bytes)"
 	(( sent >= 32 << 20 ))
 }
@@ -149,7 +143,7 @@ mpi_server() {
 		echo "# mpi: not run on $kind (UCX's UD wire-up drops rxe's datagrams, SL 0)"
 		return 0
 	fi
-	tx0=$(tx_bytes "$dev")
+	tx0=$(port_tx_bytes "$dev")
 	( mpi_env "$dev"; exec "$HERE/rexec.py" serve "$SRV_IP" "$CLI_IP" 300 ) \
 		>/tmp/rexec.out 2>&1
 	rc=$?
@@ -171,7 +165,7 @@ mpi_server() {
 mpi_client() {
 	local kind=$1 dev=$2 out=/tmp/mpi.out tx0 rc n h l
 	[[ $kind == dray ]] || return 0
-	tx0=$(tx_bytes "$dev")
+	tx0=$(port_tx_bytes "$dev")
 	( mpi_env "$dev"
 	  exec timeout 400 mpirun -np 2 --host "$CLI_IP:1,$SRV_IP:1" \
 		--mca plm_rsh_agent "$HERE/rexec.py" --mca plm_rsh_no_tree_spawn 1 \

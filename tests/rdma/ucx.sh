@@ -30,13 +30,6 @@ ucx_pair() {
 		"env UCX_TLS=$tls UCX_LOG_LEVEL=info UCX_NET_DEVICES=$DEV_A:1 $cli -p $PAIR_PORT"
 }
 
-# ucx_tx_bytes: the bytes the first device's port has sent (its own
-# counter, rdma statistic).
-ucx_tx_bytes() {
-	rdma statistic show link "$DEV_A/1" 2>/dev/null |
-		awk '{ for (i = 1; i < NF; i++) if ($i == "tx_bytes") print $(i + 1) }'
-}
-
 # ucx_lane FILE TRANSPORT: the client's log names an endpoint lane of
 # TRANSPORT on the first device ("ep_cfg[0]: tag(rc_verbs/dray0:1 ...)").
 ucx_lane() {
@@ -145,7 +138,7 @@ mpi_group() {
 		tap_skip "mpi" "rxe: UCX's UD wire-up drops rxe's datagrams (SL 0)"
 		return 0
 	fi
-	tx0=$(ucx_tx_bytes)
+	tx0=$(port_tx_bytes "$DEV_A")
 	# shellcheck disable=SC2016 # expanded by each rank's shell
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 		DEV_A=$DEV_A DEV_B=$DEV_B timeout 300 mpirun -np 2 --oversubscribe \
@@ -155,7 +148,7 @@ mpi_group() {
 		bash -c 'if [[ $OMPI_COMM_WORLD_RANK == 0 ]]; then d=$DEV_A; else d=$DEV_B; fi
 			UCX_NET_DEVICES=$d:1 exec "$0"' "$BIN/mpi_check" >"$out" 2>&1
 	rc=$?
-	tx1=$(ucx_tx_bytes)
+	tx1=$(port_tx_bytes "$DEV_A")
 	# rank 0 alone sends more than 40 MB of payload
 	if [[ $rc -eq 0 ]] && ! (( ${tx1:-0} - ${tx0:-0} >= 32 << 20 )); then
 		echo "# $DEV_A's port sent $(( ${tx1:-0} - ${tx0:-0} )) bytes, not 32 MiB or more" >>"$out"
