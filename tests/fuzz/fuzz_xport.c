@@ -280,7 +280,7 @@ static void *wq_slot(u8 *ring, u32 index, u32 depth, u32 log_stride)
 	return ring + (dray_ring_slot(index, depth) << log_stride);
 }
 
-/* The SRQ's WQE tag for SRQ index @index: not the index, each below the depth. */
+/* The tag of the WQE at SRQ index @index: not the index, below the depth. */
 static u32 srq_tag(u32 index)
 {
 	return (index * 5 + 3) % SRQ_DEPTH;
@@ -328,7 +328,7 @@ static void rwqe_fill(u8 *slot, u32 log_stride, u32 hdr_size, u32 index,
 /* Post one WQE to @q: its doorbell written, as the provider does. */
 static void srq_post(struct fuzz_srq *q, bool track)
 {
-	u32 index = le32_to_cpu(q->db.producer);
+	u32 index = le32_to_cpu(q->db.producer), tag = srq_tag(index);
 	u8 *slot = wq_slot(q->ring, index, SRQ_DEPTH, SRQ_LOG_STRIDE);
 
 	/* Software never posts over a WQE the device has not taken. */
@@ -336,9 +336,9 @@ static void srq_post(struct fuzz_srq *q, bool track)
 		return;
 	rwqe_fill(slot, SRQ_LOG_STRIDE, DRAY_SRQ_WQE_HDR_SIZE, index, q->mr,
 		  track);
-	((struct dray_srq_wqe *)slot)->tag = cpu_to_le32(srq_tag(index));
+	((struct dray_srq_wqe *)slot)->tag = cpu_to_le32(tag);
 	if (track)
-		srq_tags[index % SRQ_DEPTH] = srq_tag(index);
+		srq_tags[index % SRQ_DEPTH] = tag;
 	q->db.producer = cpu_to_le32(index + 1);
 }
 
@@ -538,8 +538,10 @@ static void setup(void)
 		memset(&qp.rq, 0, sizeof(qp.rq));
 		srq_make(&srq, SRQN, PDN, xrc ? XRCDN : 0, xrc ? &cq : NULL,
 			 MR_RECV);
-		qp.srq = xrc ? NULL : srq.hw;
-		qp.flags |= xrc ? 0 : DRAY_QP_F_SRQ;
+	}
+	if (on_srq && !xrc) {
+		qp.srq = srq.hw;
+		qp.flags |= DRAY_QP_F_SRQ;
 	}
 	if (xrc) {
 		qp.type = DRAY_QPT_XRC_TGT;
@@ -1101,10 +1103,11 @@ enum {
 
 /*
  * Software rewrites the SRQ WQE the device takes next, against the rules
- * (a process may), by its index and the rewrites before: an SGE keyed with another PD's MR, which must
- * not be written through it; more SGEs than the stride holds; a tag not
- * below the depth. The last two must complete with LOC_QP_OP_ERR naming
- * the tag the WQE has when the device takes it.
+ * (a process may); which way depends on its index and the rewrites
+ * before: an SGE keyed with another PD's MR, which must not be written
+ * through it; more SGEs than the stride holds; a tag not below the depth.
+ * The last two must complete with LOC_QP_OP_ERR naming the tag the WQE
+ * has when the device takes it.
  */
 static void srq_rewrite(void)
 {
@@ -1287,7 +1290,7 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	armed = srq.hw && srq.hw->limit;
 	dray_xport_rx(&hw, skb);
 	/* A WQE taken below an armed limit fired it (and disarmed it). */
-	if (armed && srq.hw && taken != qp.rq.fetched && !srq.hw->error)
+	if (armed && taken != qp.rq.fetched && !srq.hw->error)
 		FUZZ_ASSERT(!srq.hw->limit ||
 			    srq.hw->posted - srq.hw->taken >= srq.hw->limit);
 	for (; taken != qp.rq.fetched; taken++)
