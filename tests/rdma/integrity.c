@@ -163,6 +163,7 @@ static struct stats st;
 static struct op ops[MAX_BATCH];
 static int nops;
 static uint64_t batch_no;
+static bool injected;		/* --inject-error has flipped its byte */
 static uint64_t max_len;	/* largest op length (max_msg_sz capped) */
 static uint64_t big_len;
 static uint32_t path_mtu;	/* bytes */
@@ -1193,9 +1194,11 @@ static void check_whole_buffers(void)
 
 /*
  * --inject-error: flip one byte that an operation delivered, to show that
- * the checks catch it (the run must then fail).
+ * the checks catch it (the run must then fail). From the third batch on, in
+ * the first batch that has an operation with a byte to flip (a batch may hold
+ * only a zero-length WRITE); false while none has.
  */
-static void inject_error(void)
+static bool inject_error(void)
 {
 	int i;
 
@@ -1210,10 +1213,11 @@ static void inject_error(void)
 		    is_atomic(o->kind) ? ptr(rq, &o->loc[0]) :
 		    ptr(rs, &o->rem[0]);
 		p[0] ^= 0x40;
-		printf("integrity: injected an error into op %d (%s)\n", i,
-		       op_name[o->kind]);
-		return;
+		printf("integrity: injected an error into batch %" PRIu64
+		       " op %d (%s)\n", batch_no, i, op_name[o->kind]);
+		return true;
 	}
+	return false;
 }
 
 /* One batch */
@@ -1280,8 +1284,8 @@ static bool run_batch(uint64_t want_ops)
 	}
 	if (!wait_completions())
 		return false;
-	if (opt.inject && batch_no == 2)
-		inject_error();
+	if (opt.inject && !injected && batch_no >= 2)
+		injected = inject_error();
 	for (i = 0; i < nops; i++)
 		check_op(&ops[i], i);
 	check_guards_and_reset();
@@ -1552,6 +1556,8 @@ int main(int argc, char **argv)
 		if (fail_count)
 			ok = false;
 	}
+	if (opt.inject && !injected)
+		die("--inject-error: no batch after the second had a byte to flip; more --iters");
 	if (ok) {
 		check_whole_buffers();
 		ok = fail_count == 0;
