@@ -41,6 +41,8 @@ else 1).
                        each kmemleak scan take time in proportion)
   --net-socket L:R     virtio-net NIC (eth0) over UDP 127.0.0.1:L <-> 127.0.0.1:R
   --mac MAC            its MAC address (default derived from L)
+  --qmp SOCKET         a QMP monitor on the UNIX socket SOCKET (scripts/vm/qmp.py
+                       asks it about the NIC)
   --quiet              no "vm: boot-to-command" line
 
 Environment: DRAY_VM_ACCEL=tcg|kvm forces the accelerator (default: KVM if a
@@ -56,7 +58,7 @@ here=$(dirname "${BASH_SOURCE[0]}")
 . "$here/vm/lib.sh"
 
 # --- options ------------------------------------------------------------------
-modules=() timeout=900 log='' smp=2 mem='' net='' mac='' quiet=''
+modules=() timeout=900 log='' smp=2 mem='' net='' mac='' quiet='' qmp=''
 kernel=${DRAY_VM_KERNEL:-debian}
 need_arg() {
 	[[ $# -ge 2 ]] || { usage >&2; die "$1 needs an argument"; }
@@ -71,6 +73,7 @@ while [[ $# -gt 0 ]]; do
 	--mem) need_arg "$@"; mem=$2; shift 2 ;;
 	--net-socket) need_arg "$@"; net=$2; shift 2 ;;
 	--mac) need_arg "$@"; mac=$2; shift 2 ;;
+	--qmp) need_arg "$@"; qmp=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
@@ -298,6 +301,11 @@ if [[ -n $net ]]; then
 		-netdev "socket,id=net0,udp=127.0.0.1:$net_remote,localaddr=127.0.0.1:$net_local"
 		-device "virtio-net-pci,netdev=net0,mac=$mac"
 	)
+fi
+
+if [[ -n $qmp ]]; then
+	rm -f "$qmp"
+	qemu_args+=(-qmp "unix:$(qpath "$qmp"),server=on,wait=off")
 fi
 
 pids=()

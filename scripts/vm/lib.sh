@@ -27,8 +27,11 @@ note() {
 # (VM 2) appended; their output in OUTDIR/vm1.out and vm2.out, their
 # consoles in OUTDIR/vmN.console.log. MODS: the words before "--" go to
 # vm-run.sh (e.g. --module FILE). Sets VM_PAIR_RC1 and VM_PAIR_RC2.
+# Each QEMU has a QMP socket (OUTDIR/vmN.qmp); when a guest's console
+# reports virtio-net's "TX timeout", both NICs' state as QEMU sees it
+# (scripts/vm/qmp.py net) goes to OUTDIR/stall.txt, twice, 3 s apart.
 vm_pair() {
-	local out=$1 run=$2 base p1 p2 pid1 pid2 mods=()
+	local out=$1 run=$2 base p1 p2 pid1 pid2 watch mods=() q1=() q2=()
 	shift 2
 	while [[ $# -gt 0 && $1 != -- ]]; do
 		mods+=("$1")
@@ -36,16 +39,53 @@ vm_pair() {
 	done
 	shift
 	mkdir -p "$out"
+	rm -f "$out/stall.txt"
+	# a UNIX socket's path has room for 107 bytes
+	if [[ ${#out} -lt 96 ]]; then
+		q1=(--qmp "$out/vm1.qmp") q2=(--qmp "$out/vm2.qmp")
+	fi
 	base=$((20000 + (RANDOM % 20000) * 2))
 	p1=$base p2=$((base + 1))
-	"$run" --smp 1 --timeout 900 --quiet --net-socket "$p1:$p2" \
+	"$run" --smp 1 --timeout 900 --quiet --net-socket "$p1:$p2" "${q1[@]}" \
 		--log "$out/vm1.console.log" "${mods[@]}" -- "$@" server >"$out/vm1.out" 2>&1 &
 	pid1=$!
-	"$run" --smp 1 --timeout 900 --quiet --net-socket "$p2:$p1" \
+	"$run" --smp 1 --timeout 900 --quiet --net-socket "$p2:$p1" "${q2[@]}" \
 		--log "$out/vm2.console.log" "${mods[@]}" -- "$@" client >"$out/vm2.out" 2>&1 &
 	pid2=$!
+	watch=''
+	if [[ ${#q1[@]} -gt 0 ]]; then
+		vm_pair_watch "$out" "$pid1" "$pid2" &
+		watch=$!
+	fi
 	wait "$pid1"
 	VM_PAIR_RC1=$?
 	wait "$pid2"
 	VM_PAIR_RC2=$?
+	if [[ -n $watch ]]; then
+		kill "$watch" 2>/dev/null
+		wait "$watch" 2>/dev/null
+	fi
+	rm -f "$out/vm1.qmp" "$out/vm2.qmp"
+}
+
+# vm_pair_watch OUTDIR PID1 PID2: vm_pair's watcher of the two consoles
+vm_pair_watch() {
+	local out=$1 t0=$SECONDS vm round
+	while kill -0 "$2" 2>/dev/null || kill -0 "$3" 2>/dev/null; do
+		sleep 1
+		grep -q "TX timeout" "$out/vm1.console.log" "$out/vm2.console.log" \
+			2>/dev/null || continue
+		{
+			for round in 1 2; do
+				echo "# vm_pair: $((SECONDS - t0)) s after the start"
+				grep -H "TX timeout" "$out"/vm[12].console.log
+				for vm in 1 2; do
+					echo "# VM $vm"
+					python3 "$DRAY_REPO/scripts/vm/qmp.py" "$out/vm$vm.qmp" net 2>&1
+				done
+				[[ $round == 2 ]] || sleep 3
+			done
+		} >"$out/stall.txt"
+		return 0
+	done
 }
