@@ -75,6 +75,10 @@ guest() {
 		eth_link_up "$kind" "$CLI_IP" || return 1
 	fi
 	echo "# $role: $LINK_DEV on eth0, GID index $LINK_GID"
+	# an experiment: the engine thread's nice value
+	if [[ $kind == dray && -n ${DRAY_BENCH_ENGINE_NICE:-} ]]; then
+		renice -n "$DRAY_BENCH_ENGINE_NICE" -p "$(pgrep dray-eng)" | sed 's/^/# /'
+	fi
 	for m in "${MEAS[@]}"; do
 		read -r name prog size iters fig unit more <<<"$m"
 		port=$((port + 1))
@@ -122,6 +126,13 @@ guest() {
 		else
 			echo "bench2: $name fail (exit $rc)"
 			tail -n 5 "$out" | sed 's/^/# /'
+			# the NIC as the guest sees it (a stalled transmit queue:
+			# issue 13)
+			ethtool -S eth0 2>/dev/null |
+				grep -E "tx_(packets|kicks|timeouts)|tx_queue_0_(packets|kicks|xdp|timeouts)" |
+				tr -s ' ' | sed 's/^/# client eth0:/'
+			grep -E "virtio[0-9]+-(input|output)" /proc/interrupts |
+				tr -s ' ' | sed 's/^/# client irq:/'
 		fi
 	done
 }

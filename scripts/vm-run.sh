@@ -48,7 +48,8 @@ else 1).
 Environment: DRAY_VM_ACCEL=tcg|kvm forces the accelerator (default: KVM if a
 cached probe says it boots, else TCG); DRAY_VM_KERNEL=debian|6.12|debug sets the
 default of --kernel; DRAY_VM_APPEND adds kernel parameters;
-DRAY_VM_KEEP=1 keeps the run directory (build/vm/runs/); all DRAY_* variables
+DRAY_VM_KEEP=1 keeps the run directory (build/vm/runs/); DRAY_VM_TSC=kernel
+boots TCG guests without tsc=unstable (see below); all DRAY_* variables
 are passed to CMD.
 EOF
 }
@@ -276,7 +277,8 @@ if [[ $accel == kvm ]]; then cpu=host; else cpu=max; fi
 # the patch is done ("Oops: int3" in sched_clock_cpu, a panic in boot; a
 # clocksource watchdog flipping it back can do the same mid-run). Kept
 # unstable, the branch is never patched: both kernels run the same way.
-[[ $accel == kvm ]] || cmdline+=" tsc=unstable"
+# DRAY_VM_TSC=kernel leaves the choice to the kernel (for experiments).
+[[ $accel == kvm || ${DRAY_VM_TSC:-} == kernel ]] || cmdline+=" tsc=unstable"
 # shellcheck disable=SC2054 # commas are QEMU's
 qemu_args=(
 	-nodefaults -no-user-config -display none -no-reboot

@@ -60,6 +60,16 @@ QUEUE_FIELDS = ('shadow-avail-idx', 'last-avail-idx', 'used-idx',
                 'vring-num')
 
 
+def peek16(q, addr):
+    """A 16-bit little-endian word of guest physical memory."""
+    out = q.cmd('human-monitor-command',
+                {'command-line': 'xp /1hx 0x%x' % addr})
+    try:
+        return int(out.split(':')[1].split()[0], 16)
+    except (IndexError, ValueError):
+        return out.strip()
+
+
 def net(q):
     paths = [d['path'] for d in q.cmd('x-query-virtio')
              if d.get('name') == 'virtio-net']
@@ -92,6 +102,15 @@ def net(q):
                           el['used']['idx'], el['used']['flags']))
             except (RuntimeError, KeyError) as e:
                 print('qmp:   queue %d element: %s' % (i, e))
+            # VIRTIO_RING_F_EVENT_IDX: the avail index at which QEMU wants
+            # the next kick (after the used ring), and the used index at
+            # which the guest wants the next interrupt (after the avail
+            # ring)
+            num = vq.get('vring-num', 0)
+            print('qmp:   queue %d event indexes: kick wanted at avail %s,'
+                  ' interrupt wanted at used %s' % (
+                      i, peek16(q, vq['vring-used'] + 4 + 8 * num),
+                      peek16(q, vq['vring-avail'] + 4 + 2 * num)))
     info = q.cmd('human-monitor-command',
                  {'command-line': 'info network'})
     for line in info.splitlines():
