@@ -49,7 +49,9 @@ Environment: DRAY_VM_ACCEL=tcg|kvm forces the accelerator (default: KVM if a
 cached probe says it boots, else TCG); DRAY_VM_KERNEL=debian|6.12|debug sets the
 default of --kernel; DRAY_VM_APPEND adds kernel parameters;
 DRAY_VM_KEEP=1 keeps the run directory (build/vm/runs/); DRAY_VM_TSC=kernel
-boots TCG guests without tsc=unstable (see below); all DRAY_* variables
+boots TCG guests without tsc=unstable (see below); DRAY_VM_QEMU_TRACE=EV,...
+enables those QEMU trace events, logged to the console log's name + .trace;
+all DRAY_* variables
 are passed to CMD.
 EOF
 }
@@ -305,6 +307,13 @@ if [[ -n $net ]]; then
 	)
 fi
 
+if [[ -n ${DRAY_VM_QEMU_TRACE:-} ]]; then
+	IFS=, read -r -a evs <<<"$DRAY_VM_QEMU_TRACE"
+	for ev in "${evs[@]}"; do
+		qemu_args+=(-trace "enable=$ev")
+	done
+	qemu_args+=(-D "$(qpath "$log.trace")")
+fi
 if [[ -n $qmp ]]; then
 	rm -f "$qmp"
 	qemu_args+=(-qmp "unix:$(qpath "$qmp"),server=on,wait=off")

@@ -29,7 +29,10 @@ note() {
 # vm-run.sh (e.g. --module FILE). Sets VM_PAIR_RC1 and VM_PAIR_RC2.
 # Each QEMU has a QMP socket (OUTDIR/vmN.qmp); when a guest's console
 # reports virtio-net's "TX timeout", both NICs' state as QEMU sees it
-# (scripts/vm/qmp.py net) goes to OUTDIR/stall.txt, twice, 3 s apart.
+# (scripts/vm/qmp.py net) goes to OUTDIR/stall.txt, twice, 3 s apart, and
+# the pair is stopped (such a queue has never restarted, and the guests
+# would otherwise wait out every timeout left; Documentation/benchmark.md,
+# "The transmit stall between two VMs").
 vm_pair() {
 	local out=$1 run=$2 base p1 p2 pid1 pid2 watch mods=() q1=() q2=()
 	shift 2
@@ -86,6 +89,7 @@ vm_pair_watch() {
 				[[ $round == 2 ]] || sleep 3
 			done
 		} >"$out/stall.txt"
+		kill "$2" "$3" 2>/dev/null
 		return 0
 	done
 }
