@@ -337,6 +337,12 @@ if [[ $rc1 -ne 0 || $rc2 -ne 0 ]] && [[ $fail -eq 0 ]]; then
 	echo "not ok - VM exit status: server $rc1, client $rc2"
 	fail=$((fail + 1))
 fi
+# a transmit queue that stalled (vm_pair stopped the pair)
+if [[ -s $out/stall.txt ]]; then
+	echo "not ok - a VM's virtio-net transmit queue stalled (TX timeout); QEMU's view of both NICs:"
+	sed 's/^/# /' "$out/stall.txt"
+	fail=$((fail + 1))
+fi
 # perftest: 2 + 2; nvmeof: target 2, host 4; mpi (dray): 1 + 1
 want=10
 [[ $kind == dray ]] && want=12
