@@ -266,7 +266,17 @@ nvmeof_client() {
 	# behind fio's 32 I/Os outlived the target's timer in a CI run on a
 	# busy host (2 s keep-alive RTTs already during the write pass); the
 	# target then tore the controller down and the test failed.
-	nvmeof_connect_opts=(--keep-alive-tmo=15)
+	nvmeof_connect_opts=(--keep-alive-tmo=15 --ctrl-loss-tmo=60)
+	# An I/O timeout of 120 s, not 30. The write pass moves its data by
+	# the target's RDMA READs from this VM, and between the two VMs those
+	# run at 0.5 to 1.3 MB/s (fio's WRITE figure in CI; benchmark.md, "NVMe
+	# over Fabrics between two VMs"): 32 writes of up to 1 MiB queue long
+	# enough that the last one neared 30 s, and in one CI run passed it,
+	# so the host tore its queues down and the test failed with no error
+	# in the data. A controller lost for good is given up after 60 s
+	# (--ctrl-loss-tmo), which fails fio's I/O at once instead of holding
+	# it until the VM's timeout.
+	echo 120 >/sys/module/nvme_core/parameters/io_timeout
 	for ((i = 0; i < 120; i++)); do
 		nvmeof_connect "$SRV_IP" "$CLI_IP" >"$nvmeof_out/try" 2>&1 && break
 		sleep 1
