@@ -129,7 +129,7 @@ guest() {
 			# the NIC as the guest sees it (a stalled transmit queue:
 			# issue 13)
 			ethtool -S eth0 2>/dev/null |
-				grep -E "tx_(packets|kicks|timeouts)|tx_queue_0_(packets|kicks|xdp|timeouts)" |
+				grep -E "tx_queue_0_(packets|kicks|tx_timeouts):" |
 				tr -s ' ' | sed 's/^/# client eth0:/'
 			grep -E "virtio[0-9]+-(input|output)" /proc/interrupts |
 				tr -s ' ' | sed 's/^/# client irq:/'

@@ -51,8 +51,7 @@ default of --kernel; DRAY_VM_APPEND adds kernel parameters;
 DRAY_VM_KEEP=1 keeps the run directory (build/vm/runs/); DRAY_VM_TSC=kernel
 boots TCG guests without tsc=unstable (see below); DRAY_VM_QEMU_TRACE=EV,...
 enables those QEMU trace events, logged to the console log's name + .trace;
-all DRAY_* variables
-are passed to CMD.
+all DRAY_* variables are passed to CMD.
 EOF
 }
 

@@ -27,10 +27,10 @@ note() {
 # (VM 2) appended; their output in OUTDIR/vm1.out and vm2.out, their
 # consoles in OUTDIR/vmN.console.log. MODS: the words before "--" go to
 # vm-run.sh (e.g. --module FILE). Sets VM_PAIR_RC1 and VM_PAIR_RC2.
-# Each QEMU has a QMP socket (OUTDIR/vmN.qmp); when a guest's console
-# reports virtio-net's "TX timeout", both NICs' state as QEMU sees it
-# (scripts/vm/qmp.py net) goes to OUTDIR/stall.txt, twice, 3 s apart, and
-# the pair is stopped (such a queue has never restarted, and the guests
+# Each QEMU has a QMP socket (OUTDIR/vmN.qmp, when OUTDIR's path leaves
+# room for one); when a guest's console reports virtio-net's "TX timeout",
+# both NICs' state as QEMU sees it (scripts/vm/qmp.py net) goes to
+# OUTDIR/stall.txt, twice, 3 s apart, and the pair is stopped (such a queue has never restarted, and the guests
 # would otherwise wait out every timeout left; Documentation/benchmark.md,
 # "The transmit stall between two VMs").
 vm_pair() {
@@ -55,19 +55,14 @@ vm_pair() {
 	"$run" --smp 1 --timeout 900 --quiet --net-socket "$p2:$p1" "${q2[@]}" \
 		--log "$out/vm2.console.log" "${mods[@]}" -- "$@" client >"$out/vm2.out" 2>&1 &
 	pid2=$!
-	watch=''
-	if [[ ${#q1[@]} -gt 0 ]]; then
-		vm_pair_watch "$out" "$pid1" "$pid2" &
-		watch=$!
-	fi
+	vm_pair_watch "$out" "$pid1" "$pid2" &
+	watch=$!
 	wait "$pid1"
 	VM_PAIR_RC1=$?
 	wait "$pid2"
 	VM_PAIR_RC2=$?
-	if [[ -n $watch ]]; then
-		kill "$watch" 2>/dev/null
-		wait "$watch" 2>/dev/null
-	fi
+	kill "$watch" 2>/dev/null
+	wait "$watch" 2>/dev/null
 	rm -f "$out/vm1.qmp" "$out/vm2.qmp"
 }
 

@@ -3,10 +3,13 @@
 """Ask a running test VM's QEMU (vm-run.sh --qmp SOCKET) about its NIC.
 
     qmp.py SOCKET net      the virtio-net device as QEMU sees it: its status
-                           (broken or not), and for each virtqueue the
-                           driver's avail index, the next one QEMU takes, the
-                           used index, the last one it signalled and the
-                           buffers QEMU holds; then `info network`
+                           (broken or not), and for each virtqueue the next
+                           index QEMU takes, the used index, the last one it
+                           signalled and the buffers QEMU holds, the avail
+                           and used indexes in guest memory, and the two
+                           event indexes (where QEMU wants its next kick, where
+                           the guest wants its next interrupt); then
+                           `info network`
     qmp.py SOCKET CMD [JSON-ARGS]
                            one QMP command, its reply printed as JSON
 
