@@ -162,11 +162,13 @@ stage selftests scripts/vm-run.sh --timeout 1200 --module build/dray.ko -- \
 	bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
 
 must make -s -C tests/rdma
+# dray_ktest.ko: the kverbs stage, and the kernel ULP of the rdma faults
+# group (traffic=1; DRAY_KTEST_KO, build/ktest/dray_ktest.ko by default)
+must make -s ktest-mod
 stage rdma scripts/vm-run.sh --timeout 2400 --module build/dray.ko -- \
 	bash -c 'eval "$(scripts/rdma-env.sh)" && tests/rdma/run.sh dray'
 stage two-vm tests/rdma/two-vm.sh --module build/dray.ko dray
 
-must make -s ktest-mod
 stage kverbs scripts/vm-run.sh --timeout 600 --module build/dray.ko -- \
 	tests/kverbs/run.sh build/ktest/dray_ktest.ko
 stage cm scripts/vm-run.sh --timeout 900 --module build/dray.ko -- tests/cm/run.sh
@@ -198,6 +200,7 @@ if [[ -n $normal ]]; then
 		"$b612/rdma/dray_dmabuf_exp.ko"
 	ko612=$b612/kmod/dray.ko
 	export DRAY_VM_KERNEL=6.12 DRAY_DMABUF_EXP_KO=$b612/rdma/dray_dmabuf_exp.ko
+	export DRAY_KTEST_KO=$b612/ktest/dray_ktest.ko
 	stage 6.12-selftests scripts/vm-run.sh --timeout 1200 --module "$ko612" -- \
 		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
 	stage 6.12-rdma scripts/vm-run.sh --timeout 2400 --module "$ko612" -- \
@@ -217,7 +220,7 @@ if [[ -n $normal ]]; then
 	# dray1 (6.1's rxe host stalls; Documentation/testing.md).
 	stage 6.12-interop-nvmeof scripts/vm-run.sh --timeout 900 --module "$ko612" -- \
 		tests/storage/run.sh rxe-dray nvmeof
-	unset DRAY_VM_KERNEL DRAY_DMABUF_EXP_KO
+	unset DRAY_VM_KERNEL DRAY_DMABUF_EXP_KO DRAY_KTEST_KO
 	# 13. Needs root for dpkg and the throw-away root.
 	if [[ $EUID -eq 0 ]]; then
 		stage package tests/package/run.sh
@@ -253,6 +256,7 @@ if [[ -n $debug ]]; then
 	export DRAY_RDMA_BIN=$repo/scripts/vm/debug-rdma
 	export DRAY_RDMA_TIMEOUT_EXP=18
 	export DRAY_DMABUF_EXP_KO=$dbuild/rdma/dray_dmabuf_exp.ko
+	export DRAY_KTEST_KO=$dbuild/ktest/dray_ktest.ko
 
 	stage debug-selftests scripts/vm-run.sh --timeout 1800 --module "$dko" -- \
 		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
@@ -265,6 +269,7 @@ if [[ -n $debug ]]; then
 	stage debug-storage scripts/vm-run.sh --timeout 1800 --module "$dko" -- \
 		env STORAGE_SMALL=1 tests/storage/run.sh dray
 	unset DRAY_VM_KERNEL DRAY_RDMA_BIN DRAY_RDMA_TIMEOUT_EXP DRAY_DMABUF_EXP_KO
+	unset DRAY_KTEST_KO
 fi
 
 # The failed cases again, so that the end of the output names them: each

@@ -2,7 +2,8 @@
 /*
  * dray_ktest: what the test files share (kt_main.c: setup, the basic verbs
  * and the runner; kt_frwr.c: fast registration and invalidation;
- * kt_srq.c: shared receive queues).
+ * kt_srq.c: shared receive queues; kt_traffic.c: traffic=1, checked
+ * traffic for the faults group).
  */
 #ifndef DRAY_KT_H
 #define DRAY_KT_H
@@ -12,14 +13,13 @@
 #include <rdma/ib_verbs.h>
 
 #define KT_TIMEOUT_MS	20000
-#define KT_BUF_ORDER	2		/* 16 KiB per side */
+#define KT_BUF_ORDER	4		/* 64 KiB per side */
 #define KT_BUF_SIZE	(PAGE_SIZE << KT_BUF_ORDER)
 #define KT_WR		16
 #define KT_SGE		2
 #define KT_INLINE	64
 
 #define kt_diag(fmt, ...) pr_info("dray_ktest: # " fmt "\n", ##__VA_ARGS__)
-
 
 /* Completion events of one CQ. */
 struct kt_cq_ev {
@@ -45,7 +45,12 @@ struct kt_side {
 	u8			mac[ETH_ALEN];
 };
 
+extern u8 kt_ack_timeout;
+
 bool tap(bool ok, const char *name);
+int kt_find_gid(struct kt_side *s);
+int kt_setup_side(struct kt_side *s);
+void kt_teardown_side(struct kt_side *s);
 int kt_connect(struct kt_side *s, struct ib_qp *qp, struct kt_side *peer,
 	       u32 dqpn);
 int kt_to_init(struct ib_qp *qp);
@@ -59,5 +64,8 @@ void kt_fill(u8 *p, u32 len, u8 seed);
 void kt_run_frwr(struct kt_side *a, struct kt_side *b);
 /* kt_srq.c */
 void kt_run_srq(struct kt_side *a, struct kt_side *b);
+/* kt_traffic.c */
+int kt_traffic_start(const char *a, const char *b);
+void kt_traffic_stop(void);
 
 #endif /* DRAY_KT_H */

@@ -2,7 +2,9 @@
 /*
  * dray_ktest: kernel-verbs tests of two RDMA devices, run at module load
  * (this file: setup, the basic verbs, the runner; kt_frwr.c: fast
- * registration and invalidation).
+ * registration and invalidation; kt_srq.c: shared receive queues). With
+ * traffic=1 it runs no tests and keeps checked traffic moving between
+ * the devices instead (kt_traffic.c).
  *
  * Finds the devices named by dev_a and dev_b (default dray0 and dray1,
  * one on each end of a veth pair), creates a PD, CQs and an RC QP on each
@@ -44,6 +46,10 @@ static char *dev_b = "dray1";
 module_param(dev_b, charp, 0444);
 MODULE_PARM_DESC(dev_b, "second RDMA device (its peer on the wire)");
 
+static bool traffic;
+module_param(traffic, bool, 0444);
+MODULE_PARM_DESC(traffic, "run no tests: keep checked traffic between the devices (kt_traffic.c)");
+
 static int passed;
 module_param(passed, int, 0444);
 MODULE_PARM_DESC(passed, "tests passed");
@@ -52,6 +58,9 @@ module_param(failed, int, 0444);
 MODULE_PARM_DESC(failed, "tests failed");
 
 static int tap_n;
+
+/* The ACK timeout exponent kt_connect() gives a QP. */
+u8 kt_ack_timeout = 14;
 
 bool tap(bool ok, const char *name)
 {
@@ -92,7 +101,7 @@ static struct ib_mr *kt_get_dma_mr(struct ib_pd *pd, int access)
 }
 
 /* The IPv4 RoCEv2 GID of port 1 and the MAC of its netdev. */
-static int kt_find_gid(struct kt_side *s)
+int kt_find_gid(struct kt_side *s)
 {
 	const struct ib_gid_attr *attr;
 	struct net_device *ndev;
@@ -138,7 +147,7 @@ static struct ib_qp *kt_create_qp(struct kt_side *s, u32 send_wr, u32 recv_wr)
 	return ib_create_qp(s->pd, &ia);
 }
 
-static int kt_setup_side(struct kt_side *s)
+int kt_setup_side(struct kt_side *s)
 {
 	struct ib_cq_init_attr ca = { .cqe = 64 };
 	int ret;
@@ -209,7 +218,7 @@ static int kt_setup_side(struct kt_side *s)
 	return 0;
 }
 
-static void kt_teardown_side(struct kt_side *s)
+void kt_teardown_side(struct kt_side *s)
 {
 	int ret;
 
@@ -279,7 +288,7 @@ int kt_connect(struct kt_side *s, struct ib_qp *qp, struct kt_side *peer,
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IB_QPS_RTS;
 	a.sq_psn = 0x1234;
-	a.timeout = 14;
+	a.timeout = kt_ack_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 4;
@@ -933,12 +942,16 @@ static void kt_run(void)
 
 static int __init dray_ktest_init(void)
 {
+	if (traffic)
+		return kt_traffic_start(dev_a, dev_b);
 	kt_run();
 	return 0;
 }
 
 static void __exit dray_ktest_exit(void)
 {
+	if (traffic)
+		kt_traffic_stop();
 }
 
 module_init(dray_ktest_init);

@@ -63,7 +63,9 @@
 #              nothing hangs), netdev down/up and MTU changes (the traffic
 #              goes on); DRAY_FAULT_CYCLES cycles each (default 10)
 #              and a perftest stream in every fifth (DRAY_FAULT_PERFTEST=0:
-#              none)
+#              none); all the while a kernel ULP moves checked traffic too
+#              (dray_ktest.ko traffic=1, DRAY_KTEST_KO, default
+#              build/ktest/dray_ktest.ko; DRAY_FAULT_KVERBS=0: none)
 #   load       tests/rdma/load: max_qp QP pairs connected at once, each
 #              moving checked data; max_mr MRs, each used; one MR of half
 #              the available memory; kernel memory per QP, CQE and page
@@ -804,6 +806,63 @@ integ_known() {
 # back to 1500: the traffic goes on, every WR completes successfully,
 # the port events come (down and up). The devices are made again after
 # each removal. The kernel's report is checked at the end of the run.
+# A kernel ULP runs through all of it (tests/kverbs/kt_traffic.c, an
+# ib_client like nvme-rdma): its own RC pair moving checked SENDs and
+# READs between the devices, which it drains (every WR completed or
+# flushed) when the core removes a device, and builds again when both are
+# back; under the faults that are not a removal its pair must never break.
+
+# kt_param NAME: a counter of dray_ktest traffic=1
+kt_param() {
+	cat "/sys/module/dray_ktest/parameters/$1" 2>/dev/null || echo -1
+}
+
+# kt_moving SECONDS: the kernel ULP's pair up and completing WRs again
+# (16 more successes) within SECONDS
+kt_moving() {
+	local i ok0
+	ok0=$(kt_param tr_ok)
+	for ((i = 0; i < $1 * 10; i++)); do
+		[[ $(kt_param tr_running) == 1 ]] &&
+			(($(kt_param tr_ok) >= ok0 + 16)) && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# kt_counts: the kernel ULP's counters in one line
+kt_counts() {
+	local d=/sys/module/dray_ktest/parameters
+	# one process reads them all, so that they come from about one moment
+	(cd "$d" && grep -H . tr_starts tr_stops tr_posted tr_ok tr_flushed \
+		tr_errors tr_lost tr_bad tr_post_fail tr_fatal_first) 2>/dev/null |
+		sed 's/^tr_//; s/:/ /' | paste -sd ' '
+}
+
+# kt_check NAME MODE STOPS0 ERRS0 FATAL0: after a fault, what the kernel
+# ULP saw; a reason on stdout if wrong. The netdev's removal is a surprise
+# removal, which the driver announces with DEVICE_FATAL before the core
+# removes the clients.
+kt_check() {
+	local name=$1 mode=$2 stops0=$3 errs0=$4 fatal0=$5 i
+	if [[ $mode == removal ]]; then
+		for ((i = 0; i < 300; i++)); do
+			(($(kt_param tr_stops) > stops0)) && break
+			sleep 0.1
+		done
+		(($(kt_param tr_stops) > stops0)) ||
+			echo "the kernel ULP's pair was not drained 30 s after the removal"
+		# the pair goes: both devices
+		[[ $name != netdev_delete ]] || (($(kt_param tr_fatal_first) >= fatal0 + 2)) ||
+			echo "the kernel ULP did not hear both devices' DEVICE_FATAL before their remove callbacks"
+	elif (($(kt_param tr_stops) != stops0)); then
+		echo "the kernel ULP's pair broke under the fault"
+	elif ! kt_moving 60; then
+		echo "the kernel ULP's traffic stopped after the fault"
+	fi
+	[[ $(kt_param tr_errors)/$(kt_param tr_lost)/$(kt_param tr_bad) == "$errs0" ]] ||
+		echo "the kernel ULP's errors/lost/bad went from $errs0 to $(kt_param tr_errors)/$(kt_param tr_lost)/$(kt_param tr_bad)"
+}
 
 # fault_wait PID SECONDS: wait for PID to exit (its status), 124 if it
 # was still running after SECONDS (it is killed then)
@@ -850,7 +909,7 @@ fault_do() {
 # fault, one TAP line
 fault_cycles() {
 	local name=$1 text=$2 mode=$3 c i rc bad='' line up t0=$SECONDS perf
-	local tc slow=0
+	local tc slow=0 kstops kerrs kfatal
 	shift 3
 	for ((c = 0; c < FAULT_CYCLES; c++)); do
 		tc=$SECONDS
@@ -859,6 +918,15 @@ fault_cycles() {
 		if ! { veth_up && rdma_up dray; } >"$LOG/f.setup" 2>&1; then
 			bad="cycle $c: devices not made again: $(tail -n1 "$LOG/f.setup")"
 			break
+		fi
+		if [[ -n $KT ]]; then
+			if ! kt_moving 60; then
+				bad="cycle $c: the kernel ULP's traffic did not start ($(kt_counts))"
+				break
+			fi
+			kstops=$(kt_param tr_stops)
+			kfatal=$(kt_param tr_fatal_first)
+			kerrs=$(kt_param tr_errors)/$(kt_param tr_lost)/$(kt_param tr_bad)
 		fi
 		# the stream first: stream_start counts its frames on veth0
 		perf=''
@@ -907,6 +975,10 @@ fault_cycles() {
 		elif [[ $rc -ne 0 ]]; then
 			bad=${bad:-"cycle $c: the traffic program exited $rc"}
 		fi
+		if [[ -n $KT && -z $bad ]]; then
+			line=$(kt_check "$name" "$mode" "$kstops" "$kerrs" "$kfatal" | head -n1)
+			[[ -n $line ]] && bad="cycle $c: $line ($(kt_counts))"
+		fi
 		[[ -n $bad ]] && break
 		((SECONDS - tc > slow)) && slow=$((SECONDS - tc))
 	done
@@ -914,6 +986,7 @@ fault_cycles() {
 		tap_ok "faults: $text, $FAULT_CYCLES cycles under traffic"
 		echo "# $((SECONDS - t0)) s, the slowest cycle $slow s; the last cycle:"
 		grep -E "^# (A|B|events)" "$LOG/f.out"
+		[[ -n $KT ]] && echo "# kernel ULP so far: $(kt_counts)"
 	else
 		tap_fail "faults: $text, $FAULT_CYCLES cycles under traffic" "$bad"
 		show "$LOG/f.out" | tail -n 30
@@ -930,6 +1003,19 @@ if want faults; then
 	else
 		FAULT_CYCLES=${DRAY_FAULT_CYCLES:-10}
 		FAULT_PERFTEST=${DRAY_FAULT_PERFTEST:-1}
+		KT=''
+		kt_diags=$(dmesg | grep -c 'dray_ktest: # traffic:')
+		kt_ko=${DRAY_KTEST_KO:-$ROOT/build/ktest/dray_ktest.ko}
+		if [[ ${DRAY_FAULT_KVERBS:-1} == 0 ]]; then
+			echo "# faults: no kernel ULP (DRAY_FAULT_KVERBS=0)"
+		elif { veth_up && rdma_up dray; } >"$LOG/f.setup" 2>&1 &&
+			insmod "$kt_ko" traffic=1 dev_a="$DEV_A" dev_b="$DEV_B" \
+				>"$LOG/kt.ins" 2>&1; then
+			KT=1
+		else
+			tap_fail "faults: a kernel ULP loaded (insmod $kt_ko traffic=1)" \
+				"$(cat "$LOG/f.setup" "$LOG/kt.ins" | tail -n1)"
+		fi
 		fault_cycles link_delete "rdma link delete of either device" removal
 		fault_cycles netdev_delete "the netdev's removal" removal
 		fault_cycles rmmod "module unload" removal
@@ -937,6 +1023,21 @@ if want faults; then
 			--timeout-exp 18 --expect-port
 		fault_cycles mtu "the MTU to 9000 and back to 1500" survive \
 			--timeout-exp 18
+		if [[ -n $KT ]]; then
+			# the ULP drains its last pair at its own unload; what
+			# it finds wrong there it can only log
+			line=$(kt_counts)
+			if ! timeout 60 rmmod dray_ktest 2>"$LOG/kt.rm"; then
+				tap_fail "faults: the kernel ULP drained its pair and unloaded" \
+					"rmmod: $(tail -n1 "$LOG/kt.rm"); $line"
+			elif (($(dmesg | grep -c 'dray_ktest: # traffic:') > kt_diags)); then
+				tap_fail "faults: the kernel ULP drained its pair and unloaded" \
+					"$(dmesg | grep 'dray_ktest: # traffic:' | tail -n1)"
+			else
+				tap_ok "faults: the kernel ULP drained its pair and unloaded"
+				echo "# kernel ULP before its unload: $line"
+			fi
+		fi
 		# what the groups after this one need: the pair as veth-pair.sh
 		# makes it (rdma_cm resolves 10.0.0.2 through veth0)
 		r=$(ip route get 10.0.0.2 2>&1)
