@@ -45,7 +45,23 @@ static struct workqueue_struct *dray_wq;
 static void dray_unreg_work(struct work_struct *work)
 {
 	struct dray_dev *dev = container_of(work, struct dray_dev, unreg_work);
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.event = IB_EVENT_DEVICE_FATAL,
+		.element.port_num = 1,
+	};
 
+	/*
+	 * The port is gone for good. Say so to every consumer now, as a NIC
+	 * reports a fatal error: unregistering calls the clients' remove
+	 * callbacks one after the other, newest first, and uverbs, which
+	 * tells user contexts, is among the oldest; a kernel ULP slow to
+	 * drain would otherwise keep them waiting. The core delivers events
+	 * from ib_wq: flushed, so that every handler has had this one before
+	 * the first remove callback (unregistering flushes ib_wq too, later).
+	 */
+	ib_dispatch_event(&ev);
+	flush_workqueue(ib_wq);
 	ib_unregister_device(&dev->ibdev);
 	put_device(&dev->ibdev.dev);
 }
