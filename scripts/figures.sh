@@ -3,9 +3,9 @@
 #
 # The figures of the last scripts/test.sh run, from its logs in
 # build/test/ (or DIR): what the fuzzers, the hostile process, the frame
-# injector, the command fuzzer, fault injection and the faults under traffic got through, the kmemleak scans and
-# the stages' results, as a Markdown list (Documentation/testing.md keeps
-# one run's).
+# injector, the command fuzzer, fault injection, the faults under traffic
+# and their kernel ULP got through, the kmemleak scans and the stages'
+# results, as a Markdown list (Documentation/testing.md keeps one run's).
 #
 #   scripts/figures.sh [DIR]
 #
@@ -55,6 +55,9 @@ v=$(grep -hEo '^ok [0-9]+ - faults: .*, [0-9]+ cycles under traffic' "${all[@]}"
 	sed -E 's/.*, ([0-9]+) cycles under traffic/\1/' |
 	awk '{ c += $1 } END { if (NR) printf "%d cycles passed (link delete, netdev removal, rmmod, down and up, MTU change), in %d fault-and-stage runs\n", c, NR }')
 say "faults under traffic" "$v"
+v=$(grep -hEo '^# kernel ULP before its unload: starts [0-9]+ stops [0-9]+ posted [0-9]+ ok [0-9]+ flushed [0-9]+' "${all[@]}" |
+	awk '{ s += $10; p += $12; o += $14; f += $16 } END { if (NR) printf "%d QP pairs drained at a removal, %d WRs posted, %d completed and checked, %d flushed, in %d runs\n", s, p, o, f, NR }')
+say "the kernel ULP through the faults" "$v"
 n=$(cat "${all[@]}" | grep -cE 'vm-run.sh: kmemleak: ')
 if [[ $n -gt 0 ]]; then
 	bad=$(cat "${all[@]}" | grep -cE 'vm-run.sh: kmemleak: [0-9]+ leak\(s\) attributed to dray')

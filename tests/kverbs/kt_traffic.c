@@ -140,6 +140,19 @@ static bool kt_tr_pattern_ok(const u8 *p, u32 len, u8 seed)
 	return true;
 }
 
+/* Count a post's result in @out; one the device refused breaks the pair. */
+static int kt_tr_count_post(struct kt_tr_run *r, int ret, u32 *out)
+{
+	if (ret) {
+		tr_post_fail++;
+		r->broken = true;
+		return ret;
+	}
+	tr_posted++;
+	(*out)++;
+	return 0;
+}
+
 static int kt_tr_post_recv(struct kt_tr_run *r, u32 slot)
 {
 	struct ib_sge sge = {
@@ -153,17 +166,8 @@ static int kt_tr_post_recv(struct kt_tr_run *r, u32 slot)
 		.num_sge = 1,
 	};
 	const struct ib_recv_wr *bad = NULL;
-	int ret;
 
-	ret = ib_post_recv(r->b.qp, &wr, &bad);
-	if (ret) {
-		tr_post_fail++;
-		r->broken = true;
-		return ret;
-	}
-	tr_posted++;
-	r->b_out++;
-	return 0;
+	return kt_tr_count_post(r, ib_post_recv(r->b.qp, &wr, &bad), &r->b_out);
 }
 
 /* A posts its next WR: a SEND_WITH_IMM or a READ of B's source. */
@@ -201,23 +205,29 @@ static int kt_tr_post_send(struct kt_tr_run *r)
 		wr.wr.opcode = IB_WR_SEND_WITH_IMM;
 		wr.wr.ex.imm_data = cpu_to_be32((u32)seq);
 	}
-	ret = ib_post_send(r->a.qp, &wr.wr, &bad);
-	if (ret) {
-		tr_post_fail++;
-		r->broken = true;
-		return ret;
-	}
-	tr_posted++;
-	r->a_out++;
-	r->next_seq++;
-	return 0;
+	ret = kt_tr_count_post(r, ib_post_send(r->a.qp, &wr.wr, &bad),
+			       &r->a_out);
+	if (!ret)
+		r->next_seq++;
+	return ret;
 }
 
-/* Count a completion that is not a success; true if it was a flush. */
-static bool kt_tr_unsuccessful(struct kt_tr_run *r, const struct ib_wc *wc,
-			       const char *side)
+/*
+ * Is @wc the completion of @want, successful? Counts it if not: out of
+ * order or in error (a flush, or another error, logged). Either breaks
+ * the pair: it is drained and built again.
+ */
+static bool kt_tr_wc_ok(struct kt_tr_run *r, const struct ib_wc *wc,
+			u64 want, const char *side)
 {
-	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+	if (wc->wr_id == want && wc->status == IB_WC_SUCCESS)
+		return true;
+	r->broken = true;
+	if (wc->wr_id != want) {
+		tr_errors++;
+		kt_diag("traffic: %s: completion of wr_id %llu, expected %llu",
+			side, wc->wr_id, want);
+	} else if (wc->status == IB_WC_WR_FLUSH_ERR) {
 		tr_flushed++;
 	} else {
 		tr_errors++;
@@ -225,9 +235,7 @@ static bool kt_tr_unsuccessful(struct kt_tr_run *r, const struct ib_wc *wc,
 			wc->wr_id, wc->status, ib_wc_status_msg(wc->status),
 			wc->vendor_err);
 	}
-	/* The QP left RTS: drain it, build the pair again. */
-	r->broken = true;
-	return wc->status == IB_WC_WR_FLUSH_ERR;
+	return false;
 }
 
 static void kt_tr_send_wc(struct kt_tr_run *r, const struct ib_wc *wc)
@@ -237,17 +245,8 @@ static void kt_tr_send_wc(struct kt_tr_run *r, const struct ib_wc *wc)
 	u32 slot = (seq % KT_TR_DEPTH) * KT_TR_SLOT;
 
 	r->a_out--;
-	if (wc->wr_id != seq) {
-		tr_errors++;
-		r->broken = true;
-		kt_diag("traffic: A: completion of wr_id %llu, expected %llu",
-			wc->wr_id, seq);
+	if (!kt_tr_wc_ok(r, wc, seq, "A"))
 		return;
-	}
-	if (wc->status != IB_WC_SUCCESS) {
-		kt_tr_unsuccessful(r, wc, "A");
-		return;
-	}
 	if (w->read &&
 	    memcmp(r->a.buf + slot, r->b.buf + KT_TR_SRC + w->off, w->len)) {
 		tr_bad++;
@@ -265,17 +264,8 @@ static void kt_tr_recv_wc(struct kt_tr_run *r, const struct ib_wc *wc)
 	u32 len = kt_tr_len(seq);
 
 	r->b_out--;
-	if (wc->wr_id != slot) {
-		tr_errors++;
-		r->broken = true;
-		kt_diag("traffic: B: completion of receive %llu, expected %u",
-			wc->wr_id, slot);
+	if (!kt_tr_wc_ok(r, wc, slot, "B"))
 		return;
-	}
-	if (wc->status != IB_WC_SUCCESS) {
-		kt_tr_unsuccessful(r, wc, "B");
-		return;
-	}
 	/* The SEND after this one: the next sequence number not a READ. */
 	do {
 		r->recv_seq++;
