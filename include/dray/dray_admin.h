@@ -591,6 +591,7 @@ enum dray_counter {
 	DRAY_CNT_RESP_CQE_ERRORS,	/* receive CQEs with an error */
 	DRAY_CNT_REQ_CQE_FLUSHES,	/* send CQEs flushed */
 	DRAY_CNT_RESP_CQE_FLUSHES,	/* receive CQEs flushed */
+	DRAY_CNT_TAIL_PROBES,		/* went back early, no retry used */
 	DRAY_CNT_MAX,
 };
 

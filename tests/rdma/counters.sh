@@ -239,8 +239,8 @@ counters_group() {
 	# --- the port counters --------------------------------------------
 	cnt_link "$DEV_A" >"$a0"
 	rdma statistic show link "$DEV_A/1" | sed 's/^/# /'
-	n=$(grep -cE '^(tx_packets|tx_bytes|rx_packets|rx_bytes|tx_drops|rx_drops|rx_icrc_errors|rx_malformed|rx_no_qp|pkey_violations|qkey_violations|rx_no_wqe|local_ack_timeouts|late_timers|retransmitted_packets|out_of_sequence|duplicate_requests|bad_responses|(seq|rnr|inv_req|access|op)_naks_(sent|received)|(req|resp)_cqe_(errors|flushes)) [0-9]+$' "$a0")
-	cnt_check "rdma statistic show link $DEV_A/1 lists the 32 counters" "$n -eq 32"
+	n=$(grep -cE '^(tx_packets|tx_bytes|rx_packets|rx_bytes|tx_drops|rx_drops|rx_icrc_errors|rx_malformed|rx_no_qp|pkey_violations|qkey_violations|rx_no_wqe|local_ack_timeouts|late_timers|tail_probes|retransmitted_packets|out_of_sequence|duplicate_requests|bad_responses|(seq|rnr|inv_req|access|op)_naks_(sent|received)|(req|resp)_cqe_(errors|flushes)) [0-9]+$' "$a0")
+	cnt_check "rdma statistic show link $DEV_A/1 lists the 33 counters" "$n -eq 33"
 
 	cnt_link "$DEV_A" >"$a0"
 	cnt_link "$DEV_B" >"$b0"

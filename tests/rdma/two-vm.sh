@@ -235,6 +235,10 @@ nvmeof_server() {
 		done
 		if [[ $(rc_qps "$dev") -eq 0 ]]; then
 			echo "ok - nvmeof target: the host's $n queues connected over $dev and went"
+			# what loss cost the target's READs and WRITEs (a
+			# diagnostic: Documentation/benchmark.md)
+			[[ $kind == dray ]] && echo "# nvmeof target: $dev's port counters:" \
+				"$(rdma statistic show link "$dev/1" | grep -oE '(local_ack_timeouts|tail_probes|retransmitted_packets|seq_naks_received) [0-9]+' | paste -sd ' ')"
 		else
 			echo "not ok - nvmeof target: the host's queues still there after 600 s"
 			rc=1

@@ -89,8 +89,9 @@ UNIT_TEST(srq_layouts)
 	CHECK_EQ(offsetof(struct dray_mr_state_out, iova), 16);
 	CHECK_EQ(offsetof(struct dray_mr_state_out, windows), 32);
 	CHECK_EQ(sizeof(struct dray_counters), 8 * DRAY_CNT_MAX);
-	CHECK_EQ(DRAY_CNT_MAX, 32);
+	CHECK_EQ(DRAY_CNT_MAX, 33);
 	CHECK_EQ(DRAY_CNT_RESP_CQE_FLUSHES, 31);
+	CHECK_EQ(DRAY_CNT_TAIL_PROBES, 32);
 	CHECK_EQ(sizeof(struct dray_srq_wqe), DRAY_SRQ_WQE_HDR_SIZE);
 	CHECK_EQ(DRAY_SRQ_WQE_HDR_SIZE, 16);
 	CHECK_EQ(offsetof(struct dray_srq_wqe, num_sge), 0);

@@ -189,6 +189,7 @@ static void comp_rnr(struct dray_hw *hw, struct dray_hw_qp *qp, u32 psn,
 	rq->rnr_wait = true;
 	rq->rnr_deadline = (jiffies + wait) ?: 1;
 	rq->rto_deadline = 0;
+	rq->probe_deadline = 0;
 }
 
 /* A NAK that ends the WQE holding @psn with @status. */

@@ -40,6 +40,28 @@ static unsigned long req_rto(const struct dray_hw_qp *qp)
 	return max(nsecs_to_jiffies(ns), 2UL);
 }
 
+/*
+ * The tail probe's delay (dray_xp_req_timer()): an eighth of the ACK
+ * timeout, for timeouts of 16 ticks and more (64 ms at HZ 250); shorter
+ * ones get none.
+ */
+static unsigned long req_probe_delay(const struct dray_hw_qp *qp)
+{
+	unsigned long rto = req_rto(qp);
+
+	return rto >= 16 ? rto / 8 : 0;
+}
+
+/* The ACK timer and the tail probe, from now. */
+static void req_arm_timers(struct dray_hw_qp *qp)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	unsigned long probe = req_probe_delay(qp);
+
+	rq->rto_deadline = (jiffies + req_rto(qp)) ?: 1;
+	rq->probe_deadline = probe ? (jiffies + probe) ?: 1 : 0;
+}
+
 /* RTR -> RTS: start sending at sq_psn. */
 void dray_xp_req_start(struct dray_hw_qp *qp)
 {
@@ -132,10 +154,12 @@ void dray_xp_req_rearm(struct dray_hw_qp *qp)
 
 	rq->retry = qp->retry_cnt;
 	rq->rnr_retry = qp->rnr_retry;
-	if (rq->una != rq->max_psn && rto && !rq->rnr_wait)
-		rq->rto_deadline = (jiffies + rto) ?: 1;
-	else
+	if (rq->una != rq->max_psn && rto && !rq->rnr_wait) {
+		req_arm_timers(qp);
+	} else {
 		rq->rto_deadline = 0;
+		rq->probe_deadline = 0;
+	}
 }
 
 /*
@@ -592,7 +616,7 @@ static int req_send_pkt(struct dray_hw *hw, struct dray_hw_qp *qp,
 		rq->noack++;
 	}
 	if (!rq->rto_deadline && req_rto(qp))
-		rq->rto_deadline = (jiffies + req_rto(qp)) ?: 1;
+		req_arm_timers(qp);
 	return 0;
 }
 
@@ -662,7 +686,41 @@ void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 	dray_xp_comp_advance(hw, qp);
 }
 
-/* The requester's timers: RNR wait over, local ACK timeout. */
+/*
+ * The tail probe: no packet was acknowledged for an eighth of the ACK
+ * timeout. A lost last packet, lost READ responses at the end of a READ
+ * or a lost ACK leave the requester nothing to learn it from but its ACK
+ * timer, which for rdma_cm's QPs (the kernel's storage ULPs) is 2.1 s on
+ * RoCE. Go back to the oldest unacknowledged PSN now, halving the window
+ * as a sequence NAK does, without counting a retry: the ACK timer runs on
+ * and alone uses up retry_cnt, as IBTA has it. Also in the middle of a
+ * go-back, whose own last packets may be the ones lost. Duplicates cost
+ * the responder an ACK again (a READ: its responses again; an atomic: its
+ * saved result). One probe per timer period; none during an RNR wait, and
+ * none that fires a whole delay late (the engine did not run, so the
+ * answer may be waiting in the port: as for late ACK timers).
+ */
+static void req_probe(struct dray_hw *hw, struct dray_hw_qp *qp,
+		      unsigned long now)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	unsigned long deadline = rq->probe_deadline;
+
+	rq->probe_deadline = 0;
+	if (rq->una == rq->max_psn || rq->rnr_wait ||
+	    !dray_xp_req_find(qp, rq->una) ||
+	    time_after_eq(now, deadline + req_probe_delay(qp)))
+		return;
+	rq->gone_back = true;
+	rq->cwnd = max_t(u32, rq->cwnd / 2, DRAY_XP_CWND_MIN);
+	qp->xp.stats.tail_probes++;
+	trace_dray_retransmit(hw->ndev, qp->qpn, rq->una,
+			      DRAY_TRACE_RETX_PROBE, rq->retry);
+	dray_xp_req_rewind(qp, rq->una);
+	dray_xp_req_send(hw, qp);
+}
+
+/* The requester's timers: RNR wait over, tail probe, local ACK timeout. */
 void dray_xp_req_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
 {
 	struct dray_xp_req *rq = &qp->xp.req;
@@ -677,6 +735,11 @@ void dray_xp_req_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
 		rq->rnr_wait = false;
 		rq->rnr_deadline = 0;
 		dray_xp_req_send(hw, qp);
+		if (qp->xp.err)
+			return;
+	}
+	if (rq->probe_deadline && time_after_eq(now, rq->probe_deadline)) {
+		req_probe(hw, qp, now);
 		if (qp->xp.err)
 			return;
 	}

@@ -60,6 +60,7 @@ static const u8 cnt_word[DRAY_CNT_MAX] = {
 	[DRAY_CNT_RESP_CQE_ERRORS]	= W(resp_cqe_errors),
 	[DRAY_CNT_REQ_CQE_FLUSHES]	= W(req_cqe_flushes),
 	[DRAY_CNT_RESP_CQE_FLUSHES]	= W(resp_cqe_flushes),
+	[DRAY_CNT_TAIL_PROBES]		= W(tail_probes),
 	/* RX_MALFORMED and RX_NO_QP: the port's own, set 0 only. */
 };
 

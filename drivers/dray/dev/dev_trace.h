@@ -30,6 +30,7 @@ static inline u8 dray_trace_nak_kind(u8 syn)
 /* Why the requester goes back (dray_retransmit.reason). */
 #define DRAY_TRACE_RETX_TIMEOUT		0	/* local ACK timeout */
 #define DRAY_TRACE_RETX_SEQ		1	/* sequence NAK, or implied */
+#define DRAY_TRACE_RETX_PROBE		2	/* tail probe (dev_req.c) */
 
 #endif /* DRAY_DEV_TRACE_DEFS_H */
 
@@ -122,7 +123,9 @@ DECLARE_EVENT_CLASS(dray_req_class,
 					       { DRAY_TRACE_RETX_TIMEOUT,
 						 "timeout" },
 					       { DRAY_TRACE_RETX_SEQ,
-						 "sequence" }),
+						 "sequence" },
+					       { DRAY_TRACE_RETX_PROBE,
+						 "probe" }),
 			      __entry->retries_left)
 );
 

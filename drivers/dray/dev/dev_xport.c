@@ -52,6 +52,7 @@ void dray_xp_arm(struct dray_hw *hw, struct dray_hw_qp *qp)
 	if (rq->rnr_wait)
 		when = xp_earlier(when, rq->rnr_deadline);
 	when = xp_earlier(when, rq->rto_deadline);
+	when = xp_earlier(when, rq->probe_deadline);
 	dray_hw_qp_set_deadline(qp, when);
 }
 

@@ -114,6 +114,7 @@ struct dray_xp_req {
 	u32	cur_index;
 	u32	comp_index;
 	unsigned long	rto_deadline;	/* retransmit timer, jiffies; 0: off */
+	unsigned long	probe_deadline;	/* tail probe, jiffies; 0: off */
 	unsigned long	rnr_deadline;
 	struct dray_xp_swqe	wqe[DRAY_XP_MAX_WQE];
 	struct dray_hw_swqe	cur_wqe;	/* requester: WQE being sent */
@@ -200,6 +201,7 @@ struct dray_xp_stats {
 	u64	rx_no_wqe;	/* UD: no receive WQE */
 	u64	timeouts;	/* local ACK timeouts that went back */
 	u64	late_timers;	/* timeouts that fired a timeout late */
+	u64	tail_probes;	/* tail probes that went back */
 	u64	retx_pkts;	/* request packets sent again */
 	u64	out_of_seq;	/* requests ahead of the ePSN */
 	u64	dup_requests;

@@ -55,6 +55,7 @@ static const struct rdma_stat_desc dray_stat_descs[DRAY_CNT_MAX] = {
 	[DRAY_CNT_RESP_CQE_ERRORS].name		= "resp_cqe_errors",
 	[DRAY_CNT_REQ_CQE_FLUSHES].name		= "req_cqe_flushes",
 	[DRAY_CNT_RESP_CQE_FLUSHES].name	= "resp_cqe_flushes",
+	[DRAY_CNT_TAIL_PROBES].name		= "tail_probes",
 };
 
 const char *dray_counter_name(enum dray_counter c)
