@@ -41,15 +41,16 @@ static unsigned long req_rto(const struct dray_hw_qp *qp)
 }
 
 /*
- * The tail probe's delay (dray_xp_req_timer()): an eighth of the ACK
- * timeout, for timeouts of 16 ticks and more (64 ms at HZ 250); shorter
- * ones get none.
+ * The tail probe's delay (req_probe()), for ACK timeouts of 16 ticks and
+ * more (64 ms at HZ 250; shorter ones get none): an eighth of the timeout,
+ * plus up to seven sixty-fourths more by QP number, so that QPs that lost
+ * frames together do not all probe at once.
  */
 static unsigned long req_probe_delay(const struct dray_hw_qp *qp)
 {
 	unsigned long rto = req_rto(qp);
 
-	return rto >= 16 ? rto / 8 : 0;
+	return rto >= 16 ? rto / 8 + (qp->qpn % 8) * rto / 64 : 0;
 }
 
 /* The ACK timer and the tail probe, from now. */
@@ -691,14 +692,17 @@ void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
  * timeout. A lost last packet, lost READ responses at the end of a READ
  * or a lost ACK leave the requester nothing to learn it from but its ACK
  * timer, which for rdma_cm's QPs (the kernel's storage ULPs) is 2.1 s on
- * RoCE. Go back to the oldest unacknowledged PSN now, halving the window
- * as a sequence NAK does, without counting a retry: the ACK timer runs on
- * and alone uses up retry_cnt, as IBTA has it. Also in the middle of a
- * go-back, whose own last packets may be the ones lost. Duplicates cost
- * the responder an ACK again (a READ: its responses again; an atomic: its
- * saved result). One probe per timer period; none during an RNR wait, and
- * none that fires a whole delay late (the engine did not run, so the
- * answer may be waiting in the port: as for late ACK timers).
+ * RoCE. Send the oldest unacknowledged packet again now, with AckReq,
+ * and nothing after it: the window drops to one PSN (a READ request
+ * counts its responses) and grows again with what the answer
+ * acknowledges, which also tells the requester what was lost. No retry is
+ * counted: the ACK timer runs on and alone uses up retry_cnt, as IBTA has
+ * it. Also in the middle of a go-back, whose own last packets may be the
+ * ones lost. A duplicate costs the responder an ACK again (a READ: its
+ * responses again; an atomic: its saved result). One probe per timer
+ * period; none during an RNR wait, and none that fires a whole delay late
+ * (the engine did not run, so the answer may be waiting in the port: as
+ * for late ACK timers).
  */
 static void req_probe(struct dray_hw *hw, struct dray_hw_qp *qp,
 		      unsigned long now)
@@ -712,7 +716,7 @@ static void req_probe(struct dray_hw *hw, struct dray_hw_qp *qp,
 	    time_after_eq(now, deadline + req_probe_delay(qp)))
 		return;
 	rq->gone_back = true;
-	rq->cwnd = max_t(u32, rq->cwnd / 2, DRAY_XP_CWND_MIN);
+	rq->cwnd = 1;
 	qp->xp.stats.tail_probes++;
 	trace_dray_retransmit(hw->ndev, qp->qpn, rq->una,
 			      DRAY_TRACE_RETX_PROBE, rq->retry);
