@@ -915,7 +915,7 @@ fault_cycles() {
 	for ((c = 0; c < FAULT_CYCLES; c++)); do
 		tc=$SECONDS
 		: >"$LOG/f.out"
-		rm -f "$LOG"/fs.*
+		rm -f "$LOG"/fs.* "$LOG/f.hung"
 		if ! { veth_up && rdma_up dray; } >"$LOG/f.setup" 2>&1; then
 			bad="cycle $c: devices not made again: $(tail -n1 "$LOG/f.setup")"
 			break
@@ -965,9 +965,14 @@ fault_cycles() {
 		fault_wait "$FPID" 90
 		rc=$?
 		if [[ -n $perf ]]; then
-			if [[ $mode == removal ]]; then
-				fault_wait "$STREAM_PID" 30 ||
-					[[ $? -ne 124 ]] || bad=${bad:-"cycle $c: perftest hung after the removal"}
+			if [[ $mode == removal ]] && ! fault_wait "$STREAM_PID" 30 &&
+				[[ $? -eq 124 ]]; then
+				bad=${bad:-"cycle $c: perftest hung after the removal"}
+				# where its processes wait (f.hung)
+				for i in $(pgrep -f -- "-p $STREAM_PORT -s 1048576"); do
+					ps -o pid=,stat=,wchan:32=,args= -p "$i"
+					cat "/proc/$i/stack" 2>/dev/null
+				done >"$LOG/f.hung" 2>&1
 			fi
 			stream_stop
 		fi
@@ -991,8 +996,8 @@ fault_cycles() {
 	else
 		tap_fail "faults: $text, $FAULT_CYCLES cycles under traffic" "$bad"
 		show "$LOG/f.out" | tail -n 30
-		for line in f.fault f.setup fs.srv fs.cli; do
-			[[ -s $LOG/$line ]] && { echo "# --- $line"; show "$LOG/$line" | tail -n 8; }
+		for line in f.fault f.setup fs.srv fs.cli f.hung; do
+			[[ -s $LOG/$line ]] && { echo "# --- $line"; show "$LOG/$line" | tail -n 24; }
 		done
 	fi
 	veth_up && rdma_up dray >/dev/null 2>&1
