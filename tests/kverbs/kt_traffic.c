@@ -316,13 +316,15 @@ static bool kt_tr_gid_ready(const char *name)
 	return ok;
 }
 
-/* Build the pair; on an error the caller frees what was made. */
+/*
+ * Build the pair in @r, all zero (kzalloc, or kt_tr_down()); on an error
+ * the caller frees what was made.
+ */
 static int kt_tr_up(struct kt_tr_run *r)
 {
 	u32 i;
 	int ret;
 
-	memset(r, 0, sizeof(*r));
 	r->a.name = kt_tr.name[0];
 	r->b.name = kt_tr.name[1];
 	r->recv_seq = kt_tr_is_read(0) ? 1 : 0;

@@ -807,8 +807,8 @@ integ_known() {
 # back to 1500: the traffic goes on, every WR completes successfully,
 # the port events come (down and up). The devices are made again after
 # each removal. The kernel's report is checked at the end of the run.
-# A kernel ULP runs through all of it (tests/kverbs/kt_traffic.c, an
-# ib_client like nvme-rdma): its own RC pair moving checked SENDs and
+# With DRAY_FAULT_KVERBS=1 a kernel ULP runs through all of it
+# (tests/kverbs/kt_traffic.c, an ib_client like nvme-rdma): its own RC pair moving checked SENDs and
 # READs between the devices, which it drains (every WR completed or
 # flushed) when the core removes a device, and builds again when both are
 # back; under the faults that are not a removal its pair must never break.
@@ -816,6 +816,11 @@ integ_known() {
 # kt_param NAME: a counter of dray_ktest traffic=1
 kt_param() {
 	cat "/sys/module/dray_ktest/parameters/$1" 2>/dev/null || echo -1
+}
+
+# kt_errs: the kernel ULP's errors/lost/bad
+kt_errs() {
+	echo "$(kt_param tr_errors)/$(kt_param tr_lost)/$(kt_param tr_bad)"
 }
 
 # kt_moving SECONDS: the kernel ULP's pair up and completing WRs again
@@ -861,8 +866,8 @@ kt_check() {
 	elif ! kt_moving 60; then
 		echo "the kernel ULP's traffic stopped after the fault"
 	fi
-	[[ $(kt_param tr_errors)/$(kt_param tr_lost)/$(kt_param tr_bad) == "$errs0" ]] ||
-		echo "the kernel ULP's errors/lost/bad went from $errs0 to $(kt_param tr_errors)/$(kt_param tr_lost)/$(kt_param tr_bad)"
+	[[ $(kt_errs) == "$errs0" ]] ||
+		echo "the kernel ULP's errors/lost/bad went from $errs0 to $(kt_errs)"
 }
 
 # fault_wait PID SECONDS: wait for PID to exit (its status), 124 if it
@@ -927,7 +932,7 @@ fault_cycles() {
 			fi
 			kstops=$(kt_param tr_stops)
 			kfatal=$(kt_param tr_fatal_first)
-			kerrs=$(kt_param tr_errors)/$(kt_param tr_lost)/$(kt_param tr_bad)
+			kerrs=$(kt_errs)
 		fi
 		# the stream first: stream_start counts its frames on veth0
 		perf=''
