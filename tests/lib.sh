@@ -137,11 +137,16 @@ port_active() {
 	[[ $s == 4: ]]
 }
 
-# port_tx_bytes DEV: the bytes DEV's port 1 has sent, by the device's own
-# counter (rdma statistic)
-port_tx_bytes() {
+# port_counter DEV NAME: DEV's port 1 counter NAME (rdma statistic)
+port_counter() {
 	rdma statistic show link "$1/1" 2>/dev/null |
-		awk '{ for (i = 1; i < NF; i++) if ($i == "tx_bytes") print $(i + 1) }'
+		awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) print $(i + 1) }'
+}
+
+# port_tx_bytes DEV: the bytes DEV's port 1 has sent, by the device's own
+# counter
+port_tx_bytes() {
+	port_counter "$1" tx_bytes
 }
 
 # gid_find DEV PREFIX: print the index of the first RoCEv2 GID of DEV

@@ -72,7 +72,8 @@
 #              the available memory; kernel memory per QP, CQE and page
 #   loss       netem loss 1% duplicate 1% reorder 5% delay 1ms on both
 #              veths, then a long integrity run of writes, reads, sends
-#              (and atomics) that must end with every byte correct
+#              (and atomics) that must end with every byte correct;
+#              dray: once more with a 2.1 s ACK timeout, sending tail probes
 #   distro     dray only: the provider installed into Debian's libibverbs 44
 #              (/usr/lib/x86_64-linux-gnu/libibverbs, dray.driver), then
 #              Debian's ibv_devinfo, ibv_{rc,ud,uc}_pingpong, perftest and
@@ -1088,6 +1089,26 @@ if want load; then
 	fi
 fi
 
+# loss_sum NAME: counter NAME of both devices, added
+loss_sum() {
+	echo $(($(port_counter "$DEV_A" "$1") + $(port_counter "$DEV_B" "$1")))
+}
+
+# With the ACK timeout rdma_cm gives RoCE QPs (2^19 * 4.096 us = 2.1 s),
+# the tail probe must find the losses at the end of messages, READs and
+# ACKs (hw-interface.md section 7): the data stays exact, and probes were
+# sent. dray only: rxe has no probe and would wait out each timeout.
+loss_probe() {
+	local p0 p1 t0 t1 name="loss: every opcode mixed with a 2.1 s ACK timeout: tail probes find the losses"
+	p0=$(loss_sum tail_probes) t0=$(loss_sum local_ack_timeouts)
+	integ "$name" --dev-a "$DEV_A" --dev-b "$DEV_B" --timeout-exp 19 \
+		--wait-ms 300000 --iters $((300 * SCALE)) --max-size 256k
+	p1=$(loss_sum tail_probes) t1=$(loss_sum local_ack_timeouts)
+	echo "# tail probes: $((p1 - p0)), local ACK timeouts: $((t1 - t0))"
+	report "loss: the 2.1 s run sent tail probes ($((p1 - p0)))" \
+		"$((p1 > p0 ? 0 : 1))" none
+}
+
 if want loss; then
 	netem="loss 1% duplicate 1% reorder 5% delay 1ms"
 	if netem_on "$netem"; then
@@ -1105,6 +1126,7 @@ if want loss; then
 		integ_known "loss: every opcode mixed under netem $netem" \
 			"as above" \
 			"${common[@]}" --iters $((1000 * SCALE)) --max-size 256k
+		[[ $kind == dray ]] && loss_probe
 		tc -s qdisc show dev veth0 | grep -E "Sent|dropped" | sed 's/^/# veth0: /'
 	else
 		tap_fail "loss: netem on veth0/veth1"

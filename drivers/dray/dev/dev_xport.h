@@ -62,6 +62,8 @@ struct sk_buff;
 #define DRAY_XP_ACKREQ_EVERY	32
 /* Responder: acknowledge at least every this many packets. */
 #define DRAY_XP_ACK_EVERY	32
+/* Requester: tail probes only for ACK timeouts this long (dev_req.c). */
+#define DRAY_XP_PROBE_MIN_RTO_MS	500
 /* Responder: READ response packets sent per call before yielding. */
 #define DRAY_XP_BURST		64
 /* Where a fetched send WQE stands (dray_xp_swqe.state). */

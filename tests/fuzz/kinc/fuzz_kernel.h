@@ -191,6 +191,11 @@ static inline unsigned long usecs_to_jiffies(u64 us)
 	return (us * HZ + 999999) / 1000000;
 }
 
+static inline unsigned long msecs_to_jiffies(unsigned int ms)
+{
+	return ((u64)ms * HZ + 999) / 1000;
+}
+
 static inline unsigned long nsecs_to_jiffies(u64 ns)
 {
 	return ns / (1000000000 / HZ);
