@@ -696,20 +696,15 @@ void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
  * timeout. A lost last packet, lost READ responses at the end of a READ
  * or a lost ACK leave the requester nothing to learn it from but its ACK
  * timer, which for rdma_cm's QPs (the kernel's storage ULPs) is 2.1 s on
- * RoCE. Send the newest packet sent again now, with AckReq, and leave the
- * cursor, the window and the go-back state where they are: the probe
- * reaches the responder after every packet sent before it, so its answer
- * says what was lost. Everything arrived: a duplicate, ACK'd up to the
- * newest PSN. Only the probed packet was lost: it arrives now. A hole
- * before it: a sequence NAK, or a READ response past the one expected,
- * and go-back-N from there. A probe that finds nothing lost costs one
- * packet and its ACK; it never makes the requester resend what is still
- * in flight. A READ is asked again for its last response packet only.
- * No retry is counted: the ACK timer runs on and alone uses up retry_cnt,
- * as IBTA has it. In the middle of a go-back too, whose own last packets
- * may be the ones lost; the answer may then start the next go-back. One
- * probe per timer period; none during an RNR wait, none while nothing was
- * sent since the last go-back, and none that fires a whole delay late
+ * RoCE. Send the oldest unacknowledged packet again now, with AckReq,
+ * and nothing after it: the window drops to one PSN (a READ request
+ * counts its responses) and grows again with what the answer
+ * acknowledges, which also tells the requester what was lost. No retry is
+ * counted: the ACK timer runs on and alone uses up retry_cnt, as IBTA has
+ * it. Also in the middle of a go-back, whose own last packets may be the
+ * ones lost. A duplicate costs the responder an ACK again (a READ: its
+ * responses again; an atomic: its saved result). One probe per timer
+ * period; none during an RNR wait, and none that fires a whole delay late
  * (the engine did not run, so the answer may be waiting in the port: as
  * for late ACK timers).
  */
@@ -718,39 +713,19 @@ static void req_probe(struct dray_hw *hw, struct dray_hw_qp *qp,
 {
 	struct dray_xp_req *rq = &qp->xp.req;
 	unsigned long deadline = rq->probe_deadline;
-	u32 psn = rq->psn, cur = rq->cur, cur_pkt = rq->cur_pkt;
-	u32 noack = rq->noack, probe;
-	bool ackreq = rq->ackreq;
-	struct dray_xp_swqe *m;
-	u8 verr = 0;
 
 	rq->probe_deadline = 0;
-	if (rq->una == rq->max_psn || rq->una == psn || rq->rnr_wait ||
+	if (rq->una == rq->max_psn || rq->rnr_wait ||
+	    !dray_xp_req_find(qp, rq->una) ||
 	    time_after_eq(now, deadline + req_probe_delay(qp)))
 		return;
-	probe = dray_psn_add(psn, DRAY_PSN_MASK);
-	dray_xp_req_rewind(qp, probe);
-	if (rq->cur != rq->fetch) {
-		m = dray_xp_wqe(qp, rq->cur);
-		if (m->state == DRAY_XP_WQE_SENDING &&
-		    !req_load(hw, qp, m, &verr) &&
-		    !req_send_pkt(hw, qp, m, &verr)) {
-			/* Its answer may start a go-back: allow one. */
-			rq->gone_back = false;
-			qp->xp.stats.tail_probes++;
-			trace_dray_retransmit(hw->ndev, qp->qpn, probe,
-					      DRAY_TRACE_RETX_PROBE, rq->retry);
-		}
-	}
-	/*
-	 * Back to where sending was. A failure to build the probe is left
-	 * to the ACK timer, whose retransmission meets it again.
-	 */
-	rq->psn = psn;
-	rq->cur = cur;
-	rq->cur_pkt = cur_pkt;
-	rq->noack = noack;
-	rq->ackreq = ackreq;
+	rq->gone_back = true;
+	rq->cwnd = 1;
+	qp->xp.stats.tail_probes++;
+	trace_dray_retransmit(hw->ndev, qp->qpn, rq->una,
+			      DRAY_TRACE_RETX_PROBE, rq->retry);
+	dray_xp_req_rewind(qp, rq->una);
+	dray_xp_req_send(hw, qp);
 }
 
 /* The requester's timers: RNR wait over, tail probe, local ACK timeout. */
