@@ -975,10 +975,7 @@ fault_cycles() {
 				[[ $? -eq 124 ]]; then
 				bad=${bad:-"cycle $c: perftest hung after the removal"}
 				# where its processes wait (f.hung)
-				for i in $(pgrep -f -- "-p $STREAM_PORT -s 1048576"); do
-					ps -o pid=,stat=,wchan:32=,args= -p "$i"
-					cat "/proc/$i/stack" 2>/dev/null
-				done >"$LOG/f.hung" 2>&1
+				fault_hung >"$LOG/f.hung" 2>&1
 			fi
 			stream_stop
 		fi
@@ -1002,11 +999,30 @@ fault_cycles() {
 	else
 		tap_fail "faults: $text, $FAULT_CYCLES cycles under traffic" "$bad"
 		show "$LOG/f.out" | tail -n 30
-		for line in f.fault f.setup fs.srv fs.cli f.hung; do
+		for line in f.fault f.setup fs.srv fs.cli; do
 			[[ -s $LOG/$line ]] && { echo "# --- $line"; show "$LOG/$line" | tail -n 24; }
 		done
+		[[ -s $LOG/f.hung ]] && { echo "# --- f.hung"; show "$LOG/f.hung" | tail -n 150; }
 	fi
 	veth_up && rdma_up dray >/dev/null 2>&1
+}
+
+# fault_hung: where a perftest pair that outlived a removal waits: its
+# processes (state, wait channel, kernel stack, TCP sockets), the devices
+# left, and every task blocked in the kernel (sysrq w)
+fault_hung() {
+	local i n
+	for i in $(pgrep -f -- "-p $STREAM_PORT -s 1048576"); do
+		ps -o pid=,stat=,wchan:32=,args= -p "$i"
+		cat "/proc/$i/stack"
+	done
+	ss -tanp | grep -E "perftest|ib_write_bw|:$STREAM_PORT"
+	echo "devices: $(ls /sys/class/infiniband 2>&1 | paste -sd ' ')"
+	rdma link show
+	n=$(dmesg | wc -l)
+	echo w >/proc/sysrq-trigger
+	sleep 1
+	dmesg | tail -n +$((n + 1))
 }
 
 if want faults; then
