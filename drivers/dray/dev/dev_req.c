@@ -696,36 +696,96 @@ void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
  * timeout. A lost last packet, lost READ responses at the end of a READ
  * or a lost ACK leave the requester nothing to learn it from but its ACK
  * timer, which for rdma_cm's QPs (the kernel's storage ULPs) is 2.1 s on
- * RoCE. Send the oldest unacknowledged packet again now, with AckReq,
- * and nothing after it: the window drops to one PSN (a READ request
- * counts its responses) and grows again with what the answer
- * acknowledges, which also tells the requester what was lost. No retry is
- * counted: the ACK timer runs on and alone uses up retry_cnt, as IBTA has
- * it. Also in the middle of a go-back, whose own last packets may be the
- * ones lost. A duplicate costs the responder an ACK again (a READ: its
- * responses again; an atomic: its saved result). One probe per timer
- * period; none during an RNR wait, and none that fires a whole delay late
- * (the engine did not run, so the answer may be waiting in the port: as
- * for late ACK timers).
+ * RoCE. Send two packets again now, with AckReq: the oldest one not
+ * acknowledged and the newest one sent (one if they are the same), and
+ * leave the cursor and the window where they are. The probe reaches the
+ * responder after every packet sent before it, so the answers say what
+ * was lost:
+ *  - nothing: both are duplicates, ACK'd up to the newest PSN;
+ *  - the oldest: it arrives now (a responder that NAK'd it before, when
+ *    the NAK or the go-back it started was lost too, takes nothing else
+ *    until it comes);
+ *  - the newest only: it arrives now;
+ *  - a hole between them: a sequence NAK (or a READ response past the one
+ *    expected, or an ACK past a READ) for the newest, and go-back-N from
+ *    the hole, which the probe allows once more.
+ * A probe that finds nothing lost costs two packets and their ACKs; it
+ * never makes the requester resend what is still in flight. A READ is
+ * asked again for its piece from the first response missing
+ * (req_probe_psn()). No retry is counted: the ACK timer runs on and alone
+ * uses up retry_cnt, as IBTA has it. In the middle of a go-back too,
+ * whose own packets may be the ones lost. One probe per timer period;
+ * none during an RNR wait, none while nothing was sent since the last
+ * go-back, and none that fires a whole delay late (the engine did not
+ * run, so the answer may be waiting in the port: as for late ACK timers).
  */
+
+/* The newest packet sent, as a probe asks for it again. */
+static u32 req_probe_psn(struct dray_hw_qp *qp)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	u32 probe = dray_psn_add(rq->psn, DRAY_PSN_MASK), piece;
+	struct dray_xp_swqe *m = dray_xp_req_find(qp, probe);
+
+	if (!m || m->opcode != DRAY_WQE_RDMA_READ)
+		return probe;
+	/*
+	 * A READ: its piece again, from the first response missing. A
+	 * responder takes a READ asked again from further back than the
+	 * last time as a stale copy, so the probe must not ask from its
+	 * last packet when a go-back may have to ask from una next.
+	 */
+	piece = dray_psn_add(m->psn, dray_xp_span(m->psn, probe) /
+				     DRAY_XP_READ_PKTS * DRAY_XP_READ_PKTS);
+	return dray_psn_cmp(rq->una, piece) > 0 ? rq->una : piece;
+}
+
+/* Send the packet at @psn again (the cursor moves: the caller saved it). */
+static bool req_probe_one(struct dray_hw *hw, struct dray_hw_qp *qp, u32 psn)
+{
+	struct dray_xp_req *rq = &qp->xp.req;
+	struct dray_xp_swqe *m;
+	u8 verr = 0;
+
+	dray_xp_req_rewind(qp, psn);
+	if (rq->cur == rq->fetch)
+		return false;
+	m = dray_xp_wqe(qp, rq->cur);
+	/* A failure is left to the ACK timer, whose resend meets it again. */
+	return m->state == DRAY_XP_WQE_SENDING &&
+	       !req_load(hw, qp, m, &verr) && !req_send_pkt(hw, qp, m, &verr);
+}
+
 static void req_probe(struct dray_hw *hw, struct dray_hw_qp *qp,
 		      unsigned long now)
 {
 	struct dray_xp_req *rq = &qp->xp.req;
 	unsigned long deadline = rq->probe_deadline;
+	u32 psn = rq->psn, cur = rq->cur, cur_pkt = rq->cur_pkt;
+	u32 noack = rq->noack, una = rq->una, newest;
+	bool ackreq = rq->ackreq, sent;
 
 	rq->probe_deadline = 0;
-	if (rq->una == rq->max_psn || rq->rnr_wait ||
-	    !dray_xp_req_find(qp, rq->una) ||
+	if (una == rq->max_psn || una == psn || rq->rnr_wait ||
 	    time_after_eq(now, deadline + req_probe_delay(qp)))
 		return;
-	rq->gone_back = true;
-	rq->cwnd = 1;
-	qp->xp.stats.tail_probes++;
-	trace_dray_retransmit(hw->ndev, qp->qpn, rq->una,
-			      DRAY_TRACE_RETX_PROBE, rq->retry);
-	dray_xp_req_rewind(qp, rq->una);
-	dray_xp_req_send(hw, qp);
+	newest = req_probe_psn(qp);
+	sent = req_probe_one(hw, qp, una);
+	if (newest != una)
+		sent |= req_probe_one(hw, qp, newest);
+	if (sent) {
+		/* Its answer may start a go-back: allow one. */
+		rq->gone_back = false;
+		qp->xp.stats.tail_probes++;
+		trace_dray_retransmit(hw->ndev, qp->qpn, una,
+				      DRAY_TRACE_RETX_PROBE, rq->retry);
+	}
+	/* Back to where sending was. */
+	rq->psn = psn;
+	rq->cur = cur;
+	rq->cur_pkt = cur_pkt;
+	rq->noack = noack;
+	rq->ackreq = ackreq;
 }
 
 /* The requester's timers: RNR wait over, tail probe, local ACK timeout. */

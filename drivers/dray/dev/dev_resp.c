@@ -752,6 +752,15 @@ static enum resp_state resp_duplicate(struct resp_ctx *c)
 		 */
 		if (dray_psn_cmp(h->psn, r->tx_psn) < 0)
 			return RESP_DROP;
+		/*
+		 * Still answering it, and the packet asked from is yet to
+		 * be sent (a tail probe asks while the responses are slow):
+		 * it comes anyway, and starting there would skip those
+		 * before it.
+		 */
+		if (r->pending &&
+		    dray_psn_cmp(h->psn, dray_psn_add(r->tx_psn, r->tx_pkt)) >= 0)
+			return RESP_DROP;
 		if (r->type != DRAY_XP_RES_READ ||
 		    dray_wire_op(r->opcode) != DRAY_OP_READ_REQUEST ||
 		    h->rkey != r->rkey || r->pdn != c->pdn ||
