@@ -1036,7 +1036,7 @@ if want faults; then
 		kt_ko=${DRAY_KTEST_KO:-$ROOT/build/ktest/dray_ktest.ko}
 		# The kernel ULP by default only without the perftest stream:
 		# beside it, a perftest process outlived the netdev's removal
-		# by more than 30 s in 2 of 7 runs (2026-12-06, not understood
+		# by more than 30 s in 2 of 8 runs (by 2026-12-06, not understood
 		# yet; Documentation/testing.md)
 		if [[ ${DRAY_FAULT_KVERBS:-$((FAULT_PERFTEST == 0))} == 0 ]]; then
 			echo "# faults: no kernel ULP (DRAY_FAULT_KVERBS=0, the default with the perftest stream)"
