@@ -809,10 +809,11 @@ integ_known() {
 # the port events come (down and up). The devices are made again after
 # each removal. The kernel's report is checked at the end of the run.
 # With DRAY_FAULT_KVERBS=1 a kernel ULP runs through all of it
-# (tests/kverbs/kt_traffic.c, an ib_client like nvme-rdma): its own RC pair moving checked SENDs and
-# READs between the devices, which it drains (every WR completed or
-# flushed) when the core removes a device, and builds again when both are
-# back; under the faults that are not a removal its pair must never break.
+# (tests/kverbs/kt_traffic.c, an ib_client like nvme-rdma): its own RC
+# pair moving checked SENDs and READs between the devices, which it
+# drains (every WR completed or flushed) when the core removes a device,
+# and builds again when both are back; under the faults that are not a
+# removal its pair must never break.
 
 # kt_param NAME: a counter of dray_ktest traffic=1
 kt_param() {

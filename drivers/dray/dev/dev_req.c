@@ -691,35 +691,6 @@ void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 	dray_xp_comp_advance(hw, qp);
 }
 
-/*
- * The tail probe: no packet was acknowledged for an eighth of the ACK
- * timeout. A lost last packet, lost READ responses at the end of a READ
- * or a lost ACK leave the requester nothing to learn it from but its ACK
- * timer, which for rdma_cm's QPs (the kernel's storage ULPs) is 2.1 s on
- * RoCE. Send two packets again now, with AckReq: the oldest one not
- * acknowledged and the newest one sent (one if they are the same), and
- * leave the cursor and the window where they are. The probe reaches the
- * responder after every packet sent before it, so the answers say what
- * was lost:
- *  - nothing: both are duplicates, ACK'd up to the newest PSN;
- *  - the oldest: it arrives now (a responder that NAK'd it before, when
- *    the NAK or the go-back it started was lost too, takes nothing else
- *    until it comes);
- *  - the newest only: it arrives now;
- *  - a hole between them: a sequence NAK (or a READ response past the one
- *    expected, or an ACK past a READ) for the newest, and go-back-N from
- *    the hole, which the probe allows once more.
- * A probe that finds nothing lost costs two packets and their ACKs; it
- * never makes the requester resend what is still in flight. A READ is
- * asked again for its piece from the first response missing
- * (req_probe_psn()). No retry is counted: the ACK timer runs on and alone
- * uses up retry_cnt, as IBTA has it. In the middle of a go-back too,
- * whose own packets may be the ones lost. One probe per timer period;
- * none during an RNR wait, none while nothing was sent since the last
- * go-back, and none that fires a whole delay late (the engine did not
- * run, so the answer may be waiting in the port: as for late ACK timers).
- */
-
 /* The newest packet sent, as a probe asks for it again. */
 static u32 req_probe_psn(struct dray_hw_qp *qp)
 {
@@ -756,6 +727,34 @@ static bool req_probe_one(struct dray_hw *hw, struct dray_hw_qp *qp, u32 psn)
 	       !req_load(hw, qp, m, &verr) && !req_send_pkt(hw, qp, m, &verr);
 }
 
+/*
+ * The tail probe: no packet was acknowledged for an eighth of the ACK
+ * timeout. A lost last packet, lost READ responses at the end of a READ
+ * or a lost ACK leave the requester nothing to learn it from but its ACK
+ * timer, which for rdma_cm's QPs (the kernel's storage ULPs) is 2.1 s on
+ * RoCE. Send two packets again now, with AckReq: the oldest one not
+ * acknowledged and the newest one sent (one if they are the same), and
+ * leave the cursor and the window where they are. The probe reaches the
+ * responder after every packet sent before it, so the answers say what
+ * was lost:
+ *  - nothing: both are duplicates, ACK'd up to the newest PSN;
+ *  - the oldest: it arrives now (a responder that NAK'd it before, when
+ *    the NAK or the go-back it started was lost too, takes nothing else
+ *    until it comes);
+ *  - the newest only: it arrives now;
+ *  - a hole between them: a sequence NAK (or a READ response past the one
+ *    expected, or an ACK past a READ) for the newest, and go-back-N from
+ *    the hole, which the probe allows once more.
+ * A probe that finds nothing lost costs two packets and their ACKs; it
+ * never makes the requester resend what is still in flight. A READ is
+ * asked again for its piece from the first response missing
+ * (req_probe_psn()). No retry is counted: the ACK timer runs on and alone
+ * uses up retry_cnt, as IBTA has it. In the middle of a go-back too,
+ * whose own packets may be the ones lost. One probe per timer period;
+ * none during an RNR wait, none while nothing was sent since the last
+ * go-back, and none that fires a whole delay late (the engine did not
+ * run, so the answer may be waiting in the port: as for late ACK timers).
+ */
 static void req_probe(struct dray_hw *hw, struct dray_hw_qp *qp,
 		      unsigned long now)
 {
