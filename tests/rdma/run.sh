@@ -919,6 +919,7 @@ fault_cycles() {
 	local name=$1 text=$2 mode=$3 c i rc bad='' line up t0=$SECONDS perf
 	local tc slow=0 kstops kerrs kfatal
 	shift 3
+	[[ -z $FAULT_ONLY || " $FAULT_ONLY " == *" $name "* ]] || return 0
 	for ((c = 0; c < FAULT_CYCLES; c++)); do
 		tc=$SECONDS
 		: >"$LOG/f.out"
@@ -938,7 +939,7 @@ fault_cycles() {
 		fi
 		# the stream first: stream_start counts its frames on veth0
 		perf=''
-		if ((c % 5 == 0)) && [[ $FAULT_PERFTEST != 0 ]]; then
+		if ((c % FAULT_STREAM_EVERY == 0)) && [[ $FAULT_PERFTEST != 0 ]]; then
 			GID_A=$(gid_v4 "$DEV_A") GID_B=$(gid_v4 "$DEV_B")
 			next_port
 			if ! stream_start "$LOG/fs" ib_write_bw "$DEV_B" "$GID_B" \
@@ -972,8 +973,8 @@ fault_cycles() {
 		fault_wait "$FPID" 90
 		rc=$?
 		if [[ -n $perf ]]; then
-			if [[ $mode == removal ]] && ! fault_wait "$STREAM_PID" 30 &&
-				[[ $? -eq 124 ]]; then
+			if [[ $mode == removal ]] &&
+				{ fault_wait "$STREAM_PID" 30; [[ $? -eq 124 ]]; }; then
 				bad=${bad:-"cycle $c: perftest hung after the removal"}
 				# where its processes wait (f.hung)
 				fault_hung >"$LOG/f.hung" 2>&1
@@ -1032,6 +1033,10 @@ if want faults; then
 	else
 		FAULT_CYCLES=${DRAY_FAULT_CYCLES:-10}
 		FAULT_PERFTEST=${DRAY_FAULT_PERFTEST:-1}
+		# to chase one fault: only these (names as fault_do has them),
+		# the perftest stream every Nth cycle
+		FAULT_ONLY=${DRAY_FAULT_ONLY:-}
+		FAULT_STREAM_EVERY=${DRAY_FAULT_STREAM_EVERY:-5}
 		KT=''
 		kt_diags=$(dmesg | grep -c 'dray_ktest: # traffic:')
 		kt_ko=${DRAY_KTEST_KO:-$ROOT/build/ktest/dray_ktest.ko}
