@@ -326,16 +326,29 @@ ratio() {
 # stream_start OUT PROG SRV_DEV SRV_GID CLI_DEV CLI_GID ADDR [OPTS]: a
 # perftest bandwidth pair in the background (pair_run, OUT.srv/OUT.cli)
 # on a port of its own ($PAIR_PORT + 1000), 1 MiB messages, until
-# stream_stop; returns once the client's frames flow (at least 2000 more
-# on veth0 within 20 s), 1 if they do not. STREAM_PID: the pair.
+# stream_stop; returns once the client is past its exchanges over TCP
+# (it prints its results header after the last one) and its frames flow
+# (at least 2000 more on veth0 within 20 s), 1 if not. Frames alone are
+# no proof: another program's traffic on the devices counts on veth0 as
+# well, and a fault that removed the veth pair while perftest was still
+# exchanging over it would strand both ends in a TCP read. STREAM_PID:
+# the pair.
 stream_start() {
 	local out=$1 prog=$2 sd=$3 sg=$4 cd=$5 cg=$6 addr=$7 f0 f1 i o
 	shift 7
 	STREAM_PORT=$((PAIR_PORT + 1000))
 	o="-F -p $STREAM_PORT -s 1048576 -n 1000000${*:+ $*}"
+	rm -f "$out.cli"
+	# line-buffered, so that the header shows while it runs
 	PAIR_PORT=$STREAM_PORT pair_run "$out" 600 "$prog -d $sd -x $sg $o" \
-		"$prog -d $cd -x $cg $o $addr" &
+		"stdbuf -oL $prog -d $cd -x $cg $o $addr" &
 	STREAM_PID=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -qs '#bytes' "$out.cli" && break
+		kill -0 "$STREAM_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	((i < 600)) || return 1
 	read -r f0 </sys/class/net/veth0/statistics/tx_packets
 	for ((i = 0; i < 200; i++)); do
 		read -r f1 </sys/class/net/veth0/statistics/tx_packets
