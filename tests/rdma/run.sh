@@ -943,8 +943,10 @@ fault_cycles() {
 		if ((c % FAULT_STREAM_EVERY == 0)) && [[ $FAULT_PERFTEST != 0 ]]; then
 			GID_A=$(gid_v4 "$DEV_A") GID_B=$(gid_v4 "$DEV_B")
 			next_port
+			# the programs' ACK timeout (the debug lane's 1.07 s)
 			if ! stream_start "$LOG/fs" ib_write_bw "$DEV_B" "$GID_B" \
-				"$DEV_A" "$GID_A" "$ADDR_B"; then
+				"$DEV_A" "$GID_A" "$ADDR_B" \
+				${DRAY_RDMA_TIMEOUT_EXP:+-u "$DRAY_RDMA_TIMEOUT_EXP"}; then
 				bad="cycle $c: the perftest stream did not start"
 				stream_stop
 				break
