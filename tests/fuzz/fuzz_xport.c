@@ -40,7 +40,9 @@
  *    read-only, source and other-PD MRs never change; a READ response
  *    carries the bytes at its address, with the original response's
  *    opcode at its PSN (a duplicate asked from the middle starts with
- *    a middle); an MR destroyed is never touched
+ *    a middle), and never ahead of the furthest response its request
+ *    has had (a duplicate asking from one not yet sent is dropped);
+ *    an MR destroyed is never touched
  *    again (its pages are freed: AddressSanitizer);
  *  - transport state: PSNs and MSN within 24 bits, una <= psn <= max_psn
  *    with less than 2^23 in flight, head <= cur <= fetch with at most
@@ -197,6 +199,11 @@ static u32 srq_tags[SRQ_DEPTH];	/* the tag of the WQE at each SRQ index */
 
 /* FUZZ_TRACE=1 in the environment: what each input does, on stderr. */
 static bool trace;
+/* Per responder resource: the request's PSN, the PSN after its furthest response sent. */
+static struct {
+	u32	psn, next;
+	bool	seen;
+} read_tx[DRAY_HW_MAX_RD_ATOM];
 
 #define TRACE(fmt, ...)							\
 	do {								\
@@ -512,6 +519,7 @@ static void setup(void)
 
 	free(qp.rdb);
 	memset(&qp, 0, sizeof(qp));
+	memset(read_tx, 0, sizeof(read_tx));
 	memset(&sq_db, 0, sizeof(sq_db));
 	memset(&rq_db, 0, sizeof(rq_db));
 	qp.qpn = QPN;
@@ -935,6 +943,21 @@ static void check_read_data(const struct dray_pkt *pkt, u32 f,
 		    pkt->psn)
 			r = &qp.rdb[i];
 	FUZZ_ASSERT(r);
+	/*
+	 * Never ahead of the furthest response sent for the request: a
+	 * duplicate READ asking from a packet not yet sent is dropped (those
+	 * come anyway; starting there would skip the ones before it).
+	 */
+	i = r - qp.rdb;
+	FUZZ_ASSERT(i < ARRAY_SIZE(read_tx));
+	if (!read_tx[i].seen || read_tx[i].psn != r->psn) {
+		read_tx[i].seen = true;
+		read_tx[i].psn = r->psn;
+		read_tx[i].next = r->psn;
+	}
+	FUZZ_ASSERT(dray_psn_cmp(pkt->psn, read_tx[i].next) <= 0);
+	if (pkt->psn == read_tx[i].next)
+		read_tx[i].next = dray_psn_add(pkt->psn, 1);
 	/*
 	 * The opcodes of the original response at these PSNs, also when a
 	 * duplicate asks from the middle: a first only at the request's

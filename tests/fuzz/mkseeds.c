@@ -352,6 +352,19 @@ static void resp_seeds(void)
 	     IOVA_RW + 2 * MTU, MTU, 0);
 	save("fuzz_resp", "dup-read-middle", &s);
 
+	/*
+	 * A READ of 3 packets whose responses are held up (no memory), asked
+	 * again from its second before any was sent: dropped, and the three
+	 * go from the first.
+	 */
+	s.len = 0;
+	cfg(&s, 0, 4, 8, 14);
+	rdma(&s, F_NOMEM, DRAY_OP_READ_REQUEST, RQ_PSN, KEY_RW, IOVA_RW,
+	     3 * MTU, 0);
+	rdma(&s, 0, DRAY_OP_READ_REQUEST, RQ_PSN + 1, KEY_RW, IOVA_RW + MTU,
+	     2 * MTU, 0);
+	save("fuzz_resp", "dup-read-ahead", &s);
+
 	s.len = 0;	/* a PSN gap: sequence NAK, then the missing packet */
 	cfg(&s, 0, 4, 8, 14);
 	req(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 10, true);
