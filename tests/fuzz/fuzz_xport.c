@@ -199,7 +199,10 @@ static u32 srq_tags[SRQ_DEPTH];	/* the tag of the WQE at each SRQ index */
 
 /* FUZZ_TRACE=1 in the environment: what each input does, on stderr. */
 static bool trace;
-/* Per responder resource: the request's PSN, the PSN after its furthest response sent. */
+/*
+ * Per responder resource: its request's PSN, and the PSN after the
+ * furthest response sent for it (seen: it has had one in this input).
+ */
 static struct {
 	u32	psn, next;
 	bool	seen;
