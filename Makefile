@@ -31,6 +31,8 @@ KMOD := $(BUILD)/kmod
 KSRC := Kbuild drivers include
 # The kernel-verbs test module, built the same way from build/ktest.
 KTEST := $(BUILD)/ktest
+# kbuild compiles the modules' files in parallel, one job per CPU.
+JOBS ?= $(shell nproc)
 
 .PHONY: all module kmod ktest-mod provider unit fuzz selftests check demo test smoke \
 	kverbs interop cm storage pyverbs debug debug-kernel debug-module clean
@@ -45,13 +47,13 @@ module: kmod
 kmod:
 	@mkdir -p $(KMOD)
 	@cp -a --parents $$(git ls-files -co --exclude-standard $(KSRC)) $(KMOD)/
-	$(MAKE) -C $(KDIR) M=$(KMOD) modules
+	$(MAKE) -j$(JOBS) -C $(KDIR) M=$(KMOD) modules
 
 # The test module (KTEST= may name another directory, as for kmod).
 ktest-mod:
 	@mkdir -p $(KTEST)
 	@cp -a tests/kverbs/Kbuild tests/kverbs/*.[ch] $(KTEST)/
-	$(MAKE) -C $(KDIR) M=$(KTEST) modules
+	$(MAKE) -j$(JOBS) -C $(KDIR) M=$(KTEST) modules
 
 provider:
 	scripts/build-rdma-core.sh
