@@ -193,9 +193,14 @@ kernel_clean() {
 	fi
 }
 
-# want GROUP: was GROUP asked for ($groups: the groups to run)?
+# want GROUP: was GROUP asked for ($groups: the groups to run)? The first
+# yes for a group prints when it starts ("# group NAME at N s", seconds
+# since the script started), so a log shows what each group costs.
 want() {
-	[[ " $groups " == *" $1 "* ]]
+	[[ " $groups " == *" $1 "* ]] || return 1
+	[[ " ${WANT_SEEN:-} " == *" $1 "* ]] && return 0
+	WANT_SEEN="${WANT_SEEN:-} $1"
+	echo "# group $1 at $SECONDS s"
 }
 
 # show FILE: a program's output as TAP comments
