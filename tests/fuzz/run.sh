@@ -15,6 +15,9 @@
 #      second and coverage, or "not ok TARGET" with the crashing input,
 #      saved as OUT/crashes/TARGET/crash-* (copy it to regress/TARGET/
 #      once the bug is fixed).
+# The targets fuzz at the same time (the test command's wall time is one
+# SECONDS, not one per target; on 2 CPUs each of 3 gets 2/3 of one);
+# FUZZ_SERIAL=1 runs them one after another.
 # Ends with "fuzz: N passed, N failed"; exits 1 if anything failed.
 # FUZZ_FLAGS adds libFuzzer options (e.g. -jobs=2 -workers=2).
 set -u
@@ -23,6 +26,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 out=$1 secs=$2
 shift 2
 pass=0 fail=0
+fuzzed=()
 
 ok() { echo "ok $*"; pass=$((pass + 1)); }
 not_ok() { echo "not ok $*"; fail=$((fail + 1)); }
@@ -53,8 +57,13 @@ for t in "$@"; do
 			"$log.replay" | tail -n 4 | sed 's/^/# /'
 	fi
 
-	[[ $secs -gt 0 ]] || continue
-	t0=$SECONDS
+	fuzzed+=("$t")
+done
+
+# fuzz_one TARGET: fuzz it for $secs seconds; its result line goes to
+# OUT/log/TARGET.result
+fuzz_one() {
+	local t=$1 bin=$out/$1 log=$out/log/$1 t0=$SECONDS rc s crash
 	# Inputs found go to work/; corpus/ is only read. -timeout: a hang
 	# (one input running 10 s) is a failure too.
 	nice -n 10 "$bin" -max_total_time="$secs" -timeout=10 \
@@ -64,14 +73,40 @@ for t in "$@"; do
 	rc=$?
 	s=$(stats "$log")
 	if [[ $rc -eq 0 ]]; then
-		ok "$t # $((SECONDS - t0)) s: ${s:-no statistics}"
+		echo "ok $t # $((SECONDS - t0)) s: ${s:-no statistics}"
 	else
 		crash=$(sed -n 's/.*Test unit written to \(.*\)/\1/p' "$log" | tail -n 1)
-		not_ok "$t # exit $rc after $((SECONDS - t0)) s; input ${crash:-?}; log $log"
+		echo "not ok $t # exit $rc after $((SECONDS - t0)) s; input ${crash:-?}; log $log"
 		grep -E "invariant failed|ERROR: |runtime error|SUMMARY" "$log" |
 			head -n 4 | sed 's/^/# /'
-	fi
-done
+	fi >"$log.result"
+}
+
+if [[ $secs -gt 0 ]]; then
+	pids=()
+	for t in "${fuzzed[@]}"; do
+		rm -f "$out/log/$t.result"
+		if [[ ${FUZZ_SERIAL:-0} == 1 ]]; then
+			fuzz_one "$t"
+		else
+			fuzz_one "$t" &
+			pids+=($!)
+		fi
+	done
+	((${#pids[@]} == 0)) || wait "${pids[@]}"
+	for t in "${fuzzed[@]}"; do
+		r=$out/log/$t.result
+		if [[ ! -s $r ]]; then
+			not_ok "$t # no result"
+		elif [[ $(head -c 3 "$r") == "ok " ]]; then
+			cat "$r"
+			pass=$((pass + 1))
+		else
+			cat "$r"
+			fail=$((fail + 1))
+		fi
+	done
+fi
 
 echo "fuzz: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]
