@@ -5,12 +5,13 @@
  * context with its doorbell page mapped (the context is disassociated:
  * the holder gets IBV_EVENT_DEVICE_FATAL and can still clean up); and
  * 50 cycles each of link add/delete and of module load/unload that must
- * leave nothing behind.
+ * leave nothing behind (DRAY_LIFECYCLE_CYCLES sets fewer or more).
  */
 #include <endian.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
@@ -20,7 +21,21 @@
 #include "kselftest_harness.h"
 #include "dray_test.h"
 
-#define CYCLES	50
+/*
+ * Cycles of each loop: 50, or DRAY_LIFECYCLE_CYCLES (1 to 1000; the debug
+ * kernel's lane asks for fewer: each module load there costs seconds).
+ */
+static int cycles(void)
+{
+	const char *s = getenv("DRAY_LIFECYCLE_CYCLES");
+	char *end;
+	long n;
+
+	if (!s || !*s)
+		return 50;
+	n = strtol(s, &end, 10);
+	return (*end || n < 1 || n > 1000) ? 50 : (int)n;
+}
 
 /*
  * A context holder in another process. It opens dray0 through
@@ -383,7 +398,7 @@ TEST_F_TIMEOUT(cycles, link_add_delete, 300)
 	int i;
 
 	test_cmd(sysfs_read_ul(&refcnt0, "/sys/module/ib_core/refcnt"));
-	for (i = 0; i < CYCLES; i++) {
+	for (i = 0; i < cycles(); i++) {
 		struct ib_uverbs_get_context_resp core;
 		struct dray_alloc_ucontext_resp drv;
 		void *p = MAP_FAILED;
@@ -431,7 +446,7 @@ TEST_F_TIMEOUT(cycles, netdev_delete_busy, 200)
 	int i;
 
 	test_cmd(sysfs_read_ul(&refcnt0, "/sys/module/ib_core/refcnt"));
-	for (i = 0; i < CYCLES / 2; i++) {
+	for (i = 0; i < (cycles() + 1) / 2; i++) {
 		if (i) {
 			test_cmd(rt_veth_add(NDEV0, NDEV1));
 			test_cmd(rt_link_set_up(NDEV0, true));
@@ -460,7 +475,7 @@ TEST_F_TIMEOUT(cycles, module_load_unload, 400)
 	if (path_exists("/sys/module/dray"))
 		module_unload(_metadata, "modprobe -r dray");
 	test_cmd(sysfs_read_ul(&refcnt0, "/sys/module/ib_core/refcnt"));
-	for (i = 0; i < CYCLES; i++) {
+	for (i = 0; i < cycles(); i++) {
 		ret = run_cmd(out, sizeof(out), "modprobe dray");
 		ASSERT_EQ(0, ret) TH_LOG("cycle %d: modprobe dray: exit %d: %s",
 					 i, ret, out);
