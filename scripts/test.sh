@@ -278,7 +278,7 @@ if [[ -n $debug ]]; then
 	stage debug-selftests scripts/vm-run.sh --timeout 1800 --module "$dko" -- \
 		bash -c 'eval "$(scripts/rdma-env.sh)" && DRAY_LIFECYCLE_CYCLES=10 tests/selftests/run.sh'
 	stage debug-rdma scripts/vm-run.sh --timeout 2400 --module "$dko" -- \
-		bash -c 'eval "$(scripts/rdma-env.sh)" && DRAY_FAULT_CYCLES=2 DRAY_INTEGRITY_BIG=16m DRAY_INJECT_FRAMES=10000 DRAY_INJECT_INTEG_ITERS=2400 DRAY_HOSTILE_STORM=20000 tests/rdma/run.sh dray integrity verbs_err hostile ud uc xrc srq dm dmabuf inject failnth abifuzz faults'
+		bash -c 'eval "$(scripts/rdma-env.sh)" && DRAY_FAULT_CYCLES=1 DRAY_INTEGRITY_BIG=16m DRAY_INJECT_FRAMES=10000 DRAY_INJECT_INTEG_ITERS=2400 DRAY_HOSTILE_STORM=20000 tests/rdma/run.sh dray integrity verbs_err hostile ud uc xrc srq dm dmabuf inject failnth abifuzz faults'
 	stage debug-kverbs scripts/vm-run.sh --timeout 900 --module "$dko" -- \
 		tests/kverbs/run.sh "$dbuild/ktest/dray_ktest.ko"
 	stage debug-cm scripts/vm-run.sh --timeout 1200 --module "$dko" -- \
