@@ -98,11 +98,12 @@ if [[ $secs -gt 0 ]]; then
 		r=$out/log/$t.result
 		if [[ ! -s $r ]]; then
 			not_ok "$t # no result"
-		elif [[ $(head -c 3 "$r") == "ok " ]]; then
-			cat "$r"
+			continue
+		fi
+		cat "$r"
+		if [[ $(head -c 3 "$r") == "ok " ]]; then
 			pass=$((pass + 1))
 		else
-			cat "$r"
 			fail=$((fail + 1))
 		fi
 	done

@@ -395,10 +395,11 @@ TEST_F_TIMEOUT(cycles, link_add_delete, 300)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned long refcnt0;
+	int n = cycles();
 	int i;
 
 	test_cmd(sysfs_read_ul(&refcnt0, "/sys/module/ib_core/refcnt"));
-	for (i = 0; i < cycles(); i++) {
+	for (i = 0; i < n; i++) {
 		struct ib_uverbs_get_context_resp core;
 		struct dray_alloc_ucontext_resp drv;
 		void *p = MAP_FAILED;
@@ -443,10 +444,11 @@ TEST_F_TIMEOUT(cycles, netdev_delete_busy, 200)
 {
 	char ib[1024], plat[1024];
 	unsigned long refcnt0;
+	int n = cycles();
 	int i;
 
 	test_cmd(sysfs_read_ul(&refcnt0, "/sys/module/ib_core/refcnt"));
-	for (i = 0; i < (cycles() + 1) / 2; i++) {
+	for (i = 0; i < (n + 1) / 2; i++) {
 		if (i) {
 			test_cmd(rt_veth_add(NDEV0, NDEV1));
 			test_cmd(rt_link_set_up(NDEV0, true));
@@ -470,12 +472,13 @@ TEST_F_TIMEOUT(cycles, module_load_unload, 400)
 {
 	unsigned long refcnt0;
 	char out[1024];
+	int n = cycles();
 	int i, ret;
 
 	if (path_exists("/sys/module/dray"))
 		module_unload(_metadata, "modprobe -r dray");
 	test_cmd(sysfs_read_ul(&refcnt0, "/sys/module/ib_core/refcnt"));
-	for (i = 0; i < cycles(); i++) {
+	for (i = 0; i < n; i++) {
 		ret = run_cmd(out, sizeof(out), "modprobe dray");
 		ASSERT_EQ(0, ret) TH_LOG("cycle %d: modprobe dray: exit %d: %s",
 					 i, ret, out);
