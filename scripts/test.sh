@@ -212,11 +212,8 @@ if [[ -n $normal ]]; then
 	export DRAY_KTEST_KO=$b612/ktest/dray_ktest.ko
 	stage 6.12-selftests scripts/vm-run.sh --timeout 1200 --module "$ko612" -- \
 		bash -c 'eval "$(scripts/rdma-env.sh)" && tests/selftests/run.sh'
-	# The faults group without the kernel ULP here: with it, one module
-	# unload beside the perftest stream drew an x86 PAT WARN in uverbs'
-	# disassociation (untrack_pfn, 2026-12-06; Documentation/testing.md)
 	stage 6.12-rdma scripts/vm-run.sh --timeout 2400 --module "$ko612" -- \
-		bash -c 'eval "$(scripts/rdma-env.sh)" && DRAY_FAULT_CYCLES=2 DRAY_FAULT_KVERBS=0 tests/rdma/run.sh dray '"$groups612"
+		bash -c 'eval "$(scripts/rdma-env.sh)" && DRAY_FAULT_CYCLES=2 tests/rdma/run.sh dray '"$groups612"
 	stage 6.12-kverbs scripts/vm-run.sh --timeout 600 --module "$ko612" -- \
 		tests/kverbs/run.sh "$b612/ktest/dray_ktest.ko"
 	# No cm stage here: 6.12's rdma_cm carries the storage stage's
