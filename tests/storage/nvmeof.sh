@@ -92,7 +92,25 @@ nvmeof_connect() {
 		sleep 0.1
 	done
 	echo "# no namespace block device (controller '$ctrl')"
+	nvmeof_diag
 	return 1
+}
+
+# nvmeof_diag: what the host has of NVMe (controllers and their state,
+# block devices, device nodes) and where its tasks wait (SysRq w, into
+# the kernel log), as comment lines, for a namespace that did not appear.
+nvmeof_diag() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[[ -e $c ]] || continue
+		echo "# ${c##*/}: state $(<"$c/state"), subsysnqn $(<"$c/subsysnqn")," \
+			"$(find "$c/" -maxdepth 1 -name 'nvme*' -printf '%f ' 2>/dev/null)"
+	done
+	echo "# /sys/block: $(cd /sys/block && echo *)"
+	echo "# /dev: $(cd /dev && echo nvme*)"
+	echo w >/proc/sysrq-trigger 2>/dev/null
+	sleep 1
+	dmesg | sed -n '/sysrq: Show Blocked State/,$p' | tail -n 60 | sed 's/^/# /'
 }
 
 # nvmeof_modules: nvmet, nvmet-rdma (use_srq=1 with NVMET_USE_SRQ=1) and
