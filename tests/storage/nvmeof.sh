@@ -97,10 +97,12 @@ nvmeof_connect() {
 }
 
 # nvmeof_diag: what the host has of NVMe (controllers and their state,
-# block devices, device nodes) and where its tasks wait (SysRq w, into
-# the kernel log), as comment lines, for a namespace that did not appear.
+# block devices, device nodes), whether the admin queue answers (the
+# target's namespace list) and a rescan makes the namespace, and where
+# the host's tasks wait (SysRq w, into the kernel log), as comment lines,
+# for a namespace that did not appear. The test has failed already.
 nvmeof_diag() {
-	local c
+	local c i
 	for c in /sys/class/nvme/nvme*; do
 		[[ -e $c ]] || continue
 		echo "# ${c##*/}: state $(<"$c/state"), subsysnqn $(<"$c/subsysnqn")," \
@@ -108,6 +110,15 @@ nvmeof_diag() {
 	done
 	echo "# /sys/block: $(cd /sys/block && echo *)"
 	echo "# /dev: $(cd /dev && echo nvme*)"
+	if [[ -n $ctrl && -c /dev/$ctrl ]]; then
+		echo "# nvme list-ns /dev/$ctrl: $(timeout 30 nvme list-ns "/dev/$ctrl" 2>&1 | xargs)"
+		timeout 30 nvme ns-rescan "/dev/$ctrl" >/dev/null 2>&1
+		for ((i = 0; i < 100; i++)); do
+			blk_of >/dev/null && break
+			sleep 0.1
+		done
+		echo "# after nvme ns-rescan: block device '$(blk_of)'"
+	fi
 	echo w >/proc/sysrq-trigger 2>/dev/null
 	sleep 1
 	dmesg | sed -n '/sysrq: Show Blocked State/,$p' | tail -n 60 | sed 's/^/# /'
