@@ -106,7 +106,7 @@ nvmeof_diag() {
 	for c in /sys/class/nvme/nvme*; do
 		[[ -e $c ]] || continue
 		echo "# ${c##*/}: state $(<"$c/state"), subsysnqn $(<"$c/subsysnqn")," \
-			"$(find "$c/" -maxdepth 1 -name 'nvme*' -printf '%f ' 2>/dev/null)"
+			"$(find "$c/" -mindepth 1 -maxdepth 1 -name 'nvme*' -printf '%f ' 2>/dev/null)"
 	done
 	echo "# /sys/block: $(cd /sys/block && echo *)"
 	echo "# /dev: $(cd /dev && echo nvme*)"
