@@ -23,7 +23,6 @@ if [[ ${1:-} == --guest ]]; then
 	eval "$("$repo/scripts/rdma-env.sh")"
 	[[ $1 == - ]] || insmod "$1" walk_ms=100 own_ms=30
 	"$repo/scripts/vm/veth-pair.sh" >/dev/null
-	seen=0
 	for ((c = 1; c <= $2; c++)); do
 		modprobe dray
 		rdma link add dray0 type dray netdev veth0
@@ -38,12 +37,12 @@ if [[ ${1:-} == --guest ]]; then
 		wait "$pid" || echo "cycle $c: closer failed"
 		n=$(dmesg | grep -c 'WARNING: .* untrack_pfn' || true)
 		echo "cycle $c: untrack_pfn WARNs so far: $n"
-		((n == 0)) || { seen=1; break; }
+		((n == 0)) || break
 	done
 	[[ $1 == - ]] || rmmod patwin
 	dmesg | grep -E 'patwin:|WARNING:' || true
 	dmesg | grep -A 28 'WARNING: .* untrack_pfn' | grep -E 'RCX|untrack_pfn|disassociate|zap_page|dray_exit' || true
-	((seen))
+	((n > 0))
 	exit
 fi
 
