@@ -60,6 +60,44 @@ iperf_figure() {
 	END { if (v != "") printf "%.2f%s\n", v, (l != "" ? " loss " l : "") }' "$1"
 }
 
+# ctr_snap FILE: the counters a measurement's deltas come from, "KEY VALUE"
+# per line: the RDMA port's (rdma statistic; dray's and rxe's names
+# differ), eth0's drops and virtio-net's per-queue statistics, the guest's
+# CPU time (/proc/stat, USER_HZ ticks) and dray's engine threads' CPU time
+ctr_snap() {
+	local p
+	{
+		rdma statistic show link "$LINK_DEV/1" 2>/dev/null |
+			awk '{ for (i = 3; i < NF; i += 2) print "port." $i, $(i + 1) }'
+		for p in rx_dropped tx_dropped rx_missed_errors; do
+			echo "eth0.$p $(cat "/sys/class/net/eth0/statistics/$p")"
+		done
+		ethtool -S eth0 2>/dev/null |
+			awk -F: 'NR > 1 { gsub(/ /, "", $1); gsub(/ /, "", $2); print "eth0." $1, $2 }'
+		awk '$1 == "cpu" { print "cpu.busy", $2 + $3 + $4 + $7 + $8; print "cpu.all", $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat
+		for p in $(pgrep dray-eng); do
+			awk '{ print $14 + $15 }' "/proc/$p/stat"
+		done | awk '{ t += $1 } END { if (NR) print "eng.cpu", t }'
+	} >"$1" 2>/dev/null
+}
+
+# ctr_delta ROLE NAME BEFORE AFTER: "bench2c: ROLE NAME KEY +N ..." with
+# the counters that moved and say where time and frames went: losses,
+# retransmissions, timeouts, NAKs, drops, kicks, packets, CPU
+ctr_delta() {
+	awk -v role="$1" -v name="$2" '
+		FNR == NR { a[$1] = $2; next }
+		{
+			d = $2 - a[$1]
+			if (d == 0 || $1 !~ /drop|err|retr|timeout|probe|nak|seq|dup|late|lost|retry|rnr|kicks|packets|pkts|cpu/)
+				next
+			if ($1 ~ /^eth0\.rx_queue_0_(bytes|xdp)|^eth0\.tx_queue_0_(bytes|xdp)/)
+				next
+			out = out " " $1 " +" d
+		}
+		END { print "bench2c: " role " " name out }' "$3" "$4"
+}
+
 guest() {
 	local kind=$1 role=$2 m name prog size iters fig unit more port=$PORT0 opts
 	local tries rc out=/tmp/bench2 v s
@@ -82,6 +120,7 @@ guest() {
 	for m in "${MEAS[@]}"; do
 		read -r name prog size iters fig unit more <<<"$m"
 		port=$((port + 1))
+		ctr_snap "$out.c0"
 		if [[ $role == server ]]; then
 			# shellcheck disable=SC2086 # more: options
 			case $prog in
@@ -89,6 +128,8 @@ guest() {
 			*) timeout 300 "$prog" -d "$LINK_DEV" -x "$LINK_GID" -F \
 				-s "$size" -n "$iters" -p "$port" $more >"$out" 2>&1 ;;
 			esac || echo "# server $name: exit $?"
+			ctr_snap "$out.c1"
+			ctr_delta server "$name" "$out.c0" "$out.c1"
 			continue
 		fi
 		opts=()
@@ -109,6 +150,8 @@ guest() {
 			grep -qiE "couldn't connect|unable to connect|connection refused" "$out" || break
 			sleep 1
 		done
+		ctr_snap "$out.c1"
+		ctr_delta client "$name" "$out.c0" "$out.c1"
 		v=''
 		if [[ $rc -eq 0 ]]; then
 			case $prog in
@@ -173,6 +216,20 @@ read -r load1 load5 load15 _ </proc/loadavg
 echo "# bench2: $(date -u +%FT%TZ) $(git describe --always --dirty 2>/dev/null)"
 echo "# bench2: scripts/bench-two-vm.sh --reps $reps --kinds \"$kinds\"; host load average $load1 $load5 $load15"
 
+# host_udp: the host's UDP counters (/proc/net/snmp): the QEMUs' socket
+# network is UDP on the loopback, where a full socket buffer drops
+host_udp() {
+	awk '$1 == "Udp:" { if (h) { print; exit } h = 1 }' /proc/net/snmp
+}
+host_udp_delta() {	# BEFORE AFTER
+	awk -v a="$1" -v b="$2" -v h="$(awk '$1 == "Udp:" { print; exit }' /proc/net/snmp)" 'BEGIN {
+		n = split(h, k); split(a, x); split(b, y)
+		for (i = 2; i <= n; i++)
+			if (y[i] - x[i]) out = out " " k[i] " +" (y[i] - x[i])
+		print (out == "" ? " none moved" : out)
+	}'
+}
+
 declare -A VALS
 missing=0
 for ((rep = 1; rep <= reps; rep++)); do
@@ -180,10 +237,13 @@ for ((rep = 1; rep <= reps; rep++)); do
 		mods=()
 		[[ $kind == dray ]] && mods=(--module "$module")
 		t0=$SECONDS
+		udp0=$(host_udp)
 		pd=$ROOT/build/bench/two-vm/rep$rep-$kind
 		rm -rf "$pd"
 		vm_pair "$pd" "$VM_RUN" "${mods[@]}" -- \
 			bash "$HERE/bench-two-vm.sh" --guest "$kind"
+		# the link between the QEMUs: UDP datagrams the host dropped
+		echo "# bench2: rep $rep $kind: host UDP during the pair: $(host_udp_delta "$udp0" "$(host_udp)")"
 		# a transmit queue that stalled (issue 13), and what QEMU said
 		for vm in 1 2; do
 			grep -m 3 "TX timeout" "$pd/vm$vm.console.log" 2>/dev/null |
@@ -202,6 +262,9 @@ for ((rep = 1; rep <= reps; rep++)); do
 			VALS[$kind.$name]+="$v"$'\n'
 		done < <(grep '^bench2: ' "$pd/vm2.out")
 		grep '^# ' "$pd/vm2.out" | grep -v '^# client:' | head -n 20
+		# what moved in each VM during each measurement
+		cat "$pd/vm1.out" "$pd/vm2.out" | grep '^bench2c: ' |
+			sed "s/^bench2c: /# bench2c: rep $rep $kind /"
 		echo "# bench2: rep $rep $kind: $((SECONDS - t0)) s"
 	done
 done
