@@ -638,7 +638,7 @@ struct dray_qp_state_out {
 	__le32	msn;
 	__le32	counter_set;
 	__le32	cwnd;		/* requester window, packets */
-	__le32	reserved2;
+	__le32	ssthresh;	/* window growth: per PSN below, per window above */
 };
 
 struct dray_cq_state_out {

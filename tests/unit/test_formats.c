@@ -85,6 +85,7 @@ UNIT_TEST(srq_layouts)
 	CHECK_EQ(offsetof(struct dray_qp_state_out, sq_posted), 8);
 	CHECK_EQ(offsetof(struct dray_qp_state_out, next_psn), 32);
 	CHECK_EQ(offsetof(struct dray_qp_state_out, cwnd), 56);
+	CHECK_EQ(offsetof(struct dray_qp_state_out, ssthresh), 60);
 	CHECK_EQ(offsetof(struct dray_cq_state_out, armed), 16);
 	CHECK_EQ(offsetof(struct dray_mr_state_out, iova), 16);
 	CHECK_EQ(offsetof(struct dray_mr_state_out, windows), 32);

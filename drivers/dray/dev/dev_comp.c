@@ -87,8 +87,7 @@ static void comp_progress(struct dray_hw_qp *qp, u32 una)
 
 	if (dray_psn_cmp(una, rq->una) <= 0)
 		return;
-	rq->cwnd = min_t(u32, rq->cwnd + dray_xp_span(rq->una, una),
-			 DRAY_XP_WINDOW);
+	dray_cwnd_acked(&rq->win, dray_xp_span(rq->una, una));
 	rq->una = una;
 	rq->gone_back = false;
 	rq->blocked = false;
@@ -157,7 +156,7 @@ static void comp_go_back(struct dray_hw *hw, struct dray_hw_qp *qp)
 	}
 	rq->retry--;
 	rq->gone_back = true;
-	rq->cwnd = max_t(u32, rq->cwnd / 2, DRAY_XP_CWND_MIN);
+	dray_cwnd_loss(&rq->win, false);
 	trace_dray_retransmit(hw->ndev, qp->qpn, rq->una, DRAY_TRACE_RETX_SEQ,
 			      rq->retry);
 	dray_xp_req_rewind(qp, rq->una);

@@ -48,7 +48,8 @@ static bool diag_qp(struct dray_hw *hw, u32 qpn, struct dray_qp_state_out *o)
 	o->epsn = cpu_to_le32(rs->epsn);
 	o->msn = cpu_to_le32(rs->msn);
 	o->counter_set = cpu_to_le32(qp->cset);
-	o->cwnd = cpu_to_le32(rq->cwnd);
+	o->cwnd = cpu_to_le32(rq->win.cwnd);
+	o->ssthresh = cpu_to_le32(rq->win.ssthresh);
 	return true;
 }
 

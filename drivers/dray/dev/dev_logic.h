@@ -39,4 +39,61 @@ static inline void dray_guid_from_mac(const __u8 *mac, __u8 *guid)
 	guid[7] = mac[5];
 }
 
+/*
+ * The requester's congestion window, in PSNs (hw-interface.md, "Flow
+ * control"). RoCE has no selective retransmission: every loss costs a
+ * go-back of all that was sent after it, so a window larger than the
+ * path holds costs twice. A loss sets ssthresh to half the window (at
+ * least DRAY_CWND_MIN); after a NAK the window drops to it, after a
+ * timeout to DRAY_CWND_MIN. Below ssthresh the window grows by one PSN
+ * per PSN acknowledged, above it by one per window acknowledged, up to
+ * DRAY_CWND_MAX: additive increase, multiplicative decrease.
+ */
+#define DRAY_CWND_MIN	8
+#define DRAY_CWND_MAX	256
+
+struct dray_cwnd {
+	__u32	cwnd;		/* PSNs that may be outstanding */
+	__u32	ssthresh;
+	__u32	acked;		/* above ssthresh: PSNs towards the next +1 */
+};
+
+static inline void dray_cwnd_init(struct dray_cwnd *w)
+{
+	w->cwnd = DRAY_CWND_MAX;
+	w->ssthresh = DRAY_CWND_MAX;
+	w->acked = 0;
+}
+
+static inline void dray_cwnd_acked(struct dray_cwnd *w, __u32 n)
+{
+	if (w->cwnd < w->ssthresh) {
+		__u32 room = w->ssthresh - w->cwnd;
+
+		if (n < room) {
+			w->cwnd += n;
+			return;
+		}
+		w->cwnd = w->ssthresh;
+		n -= room;
+	}
+	w->acked += n;
+	/* Ends: the window grows each time, up to DRAY_CWND_MAX. */
+	while (w->cwnd < DRAY_CWND_MAX && w->acked >= w->cwnd) {
+		w->acked -= w->cwnd;
+		w->cwnd++;
+	}
+	if (w->cwnd >= DRAY_CWND_MAX) {
+		w->cwnd = DRAY_CWND_MAX;
+		w->acked = 0;
+	}
+}
+
+static inline void dray_cwnd_loss(struct dray_cwnd *w, int timeout)
+{
+	w->ssthresh = w->cwnd / 2 > DRAY_CWND_MIN ? w->cwnd / 2 : DRAY_CWND_MIN;
+	w->cwnd = timeout ? DRAY_CWND_MIN : w->ssthresh;
+	w->acked = 0;
+}
+
 #endif /* DRAY_DEV_LOGIC_H */

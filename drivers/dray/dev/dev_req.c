@@ -82,7 +82,7 @@ void dray_xp_req_start(struct dray_hw_qp *qp)
 	rq->fetch = qp->sq.fetched;
 	rq->retry = qp->retry_cnt;
 	rq->rnr_retry = qp->rnr_retry;
-	rq->cwnd = DRAY_XP_WINDOW;
+	dray_cwnd_init(&rq->win);
 }
 
 /*
@@ -408,8 +408,8 @@ static int req_load(struct dray_hw *hw, struct dray_hw_qp *qp,
  */
 static bool req_window_ack(const struct dray_xp_req *rq)
 {
-	return dray_xp_span(rq->una, rq->psn) + 1 >= rq->cwnd &&
-	       rq->noack + 1 >= max_t(u32, rq->cwnd / 4, 1);
+	return dray_xp_span(rq->una, rq->psn) + 1 >= rq->win.cwnd &&
+	       rq->noack + 1 >= max_t(u32, rq->win.cwnd / 4, 1);
 }
 
 /* Should the packet ending at the cursor ask for an ACK? */
@@ -648,7 +648,7 @@ void dray_xp_req_send(struct dray_hw *hw, struct dray_hw_qp *qp)
 		u8 verr = 0;
 		int st;
 
-		if (dray_xp_span(rq->una, rq->psn) >= rq->cwnd)
+		if (dray_xp_span(rq->una, rq->psn) >= rq->win.cwnd)
 			break;
 		if (rq->cur == rq->fetch) {
 			if (!req_may_fetch(qp))
@@ -846,7 +846,7 @@ void dray_xp_req_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
 	}
 	rq->retry--;
 	rq->gone_back = true;
-	rq->cwnd = DRAY_XP_CWND_MIN;
+	dray_cwnd_loss(&rq->win, true);
 	qp->xp.stats.timeouts++;
 	trace_dray_retransmit(hw->ndev, qp->qpn, rq->una,
 			      DRAY_TRACE_RETX_TIMEOUT, rq->retry);

@@ -204,7 +204,7 @@ bool dray_xport_want_run(struct dray_hw_qp *qp)
 		return qp->sq.completed != qp->sq.posted;
 	if ((qp->state != DRAY_QPS_RTS && qp->state != DRAY_QPS_SQD) ||
 	    rq->rnr_wait || rq->stall ||
-	    dray_xp_span(rq->una, rq->psn) >= rq->cwnd)
+	    dray_xp_span(rq->una, rq->psn) >= rq->win.cwnd)
 		return false;
 	/* Packets of fetched WQEs still to (re)send, if they may go now. */
 	if (rq->cur != rq->fetch) {

@@ -36,6 +36,7 @@
 
 #include <linux/types.h>
 
+#include "dev_logic.h"
 #include "dev_wire.h"
 #include "dev_wqe.h"
 
@@ -46,12 +47,12 @@ struct sk_buff;
 /* Send WQEs fetched and not yet completed, at most (a power of two). */
 #define DRAY_XP_MAX_WQE		64
 /*
- * Request PSNs sent and not acknowledged before the requester waits; after
- * a loss the window restarts at DRAY_XP_CWND_MIN and grows with every PSN
- * acknowledged, so that go-back-N does not flood a peer that fell behind.
+ * Request PSNs sent and not acknowledged before the requester waits, at
+ * most; the congestion window (struct dray_cwnd) keeps it smaller after
+ * a loss, so that go-back-N does not flood a peer or path that fell behind.
  */
-#define DRAY_XP_WINDOW		256
-#define DRAY_XP_CWND_MIN	8
+#define DRAY_XP_WINDOW		DRAY_CWND_MAX
+#define DRAY_XP_CWND_MIN	DRAY_CWND_MIN
 /*
  * Response packets one READ request asks for at most, and such requests
  * of one READ outstanding at most (dev_req.c).
@@ -103,7 +104,7 @@ struct dray_xp_req {
 	u32	fetch;		/* next WQE to fetch */
 	u32	rd_atomic;	/* initiator depth held (rd_slots summed) */
 	u32	noack;		/* packets sent since the last AckReq */
-	u32	cwnd;		/* current window, <= DRAY_XP_WINDOW */
+	struct dray_cwnd win;	/* congestion window (dev_logic.h) */
 	u8	retry;		/* transport retries left */
 	u8	rnr_retry;	/* RNR retries left; 7: infinite */
 	bool	rnr_wait;	/* waiting for rnr_deadline after an RNR NAK */
