@@ -18,7 +18,12 @@
 # (BW average), ib_write_bw at 8 B (MsgRate), ib_send_lat and
 # ib_write_lat at 2 B (t_typical). Prints the medians with dray/rxe
 # ratios, the issue's targets and each RDMA bandwidth as a share of the
-# TCP figure; kept in build/bench/two-vm-DATE.txt. A benchmark, not a
+# TCP figure; kept in build/bench/two-vm-DATE.txt. Where the time went:
+# per measurement and VM, the counters that moved ("# bench2c:" lines:
+# the RDMA port's retransmissions, NAKs, drops and packets, eth0's drops
+# and virtio-net queues, the guest's CPU ticks), and per pair the host's
+# UDP counters (QEMU's socket network; RcvbufErrors: datagrams a full
+# socket buffer dropped, iperf3's UDP flood included). A benchmark, not a
 # test: no figure is asserted; it exits non-zero only when a measurement
 # could not be taken. Each pair's output and consoles stay in
 # build/bench/two-vm/repN-KIND/; a guest's "TX timeout" (virtio-net's
