@@ -258,7 +258,7 @@ poll_group() {
 	for d in "$DEV_A" "$DEV_B"; do
 		poll_attr "$d" poll_idle_us 1000000 || tap_fail "poll: poll_idle_us of $d"
 	done
-	for t in "ib_write_bw -s 65536" "ib_send_lat -s 2"; do
+	for t in "ib_write_bw -s 65536" "ib_send_bw -s 65536" "ib_send_lat -s 2"; do
 		v=${t#* }
 		t=${t%% *}
 		iters=$((2000 * SCALE))
