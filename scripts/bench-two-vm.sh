@@ -96,7 +96,7 @@ ctr_delta() {
 			d = $2 - a[$1]
 			if (d == 0 || $1 !~ /drop|err|retr|timeout|probe|nak|seq|dup|late|lost|retry|rnr|kicks|packets|pkts|cpu/)
 				next
-			if ($1 ~ /^eth0\.rx_queue_0_(bytes|xdp)|^eth0\.tx_queue_0_(bytes|xdp)/)
+			if ($1 ~ /^eth0\.(rx|tx)_queue_0_xdp/)
 				next
 			out = out " " $1 " +" d
 		}

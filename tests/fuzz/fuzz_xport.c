@@ -871,12 +871,12 @@ static void check_state(void)
 	FUZZ_ASSERT(rq->fetch == qp.sq.fetched);
 	FUZZ_ASSERT(rq->head == qp.sq.completed);
 	FUZZ_ASSERT(rq->rd_atomic <= qp.max_rd_atomic);
-	FUZZ_ASSERT(rq->win.cwnd <= DRAY_XP_WINDOW);
+	FUZZ_ASSERT(rq->win.cwnd <= DRAY_CWND_MAX);
 	/* The window: none before RTS, else within its bounds (AIMD). */
 	if (rq->win.cwnd) {
-		FUZZ_ASSERT(rq->win.cwnd >= DRAY_XP_CWND_MIN);
-		FUZZ_ASSERT(rq->win.ssthresh >= DRAY_XP_CWND_MIN &&
-			    rq->win.ssthresh <= DRAY_XP_WINDOW);
+		FUZZ_ASSERT(rq->win.cwnd >= DRAY_CWND_MIN);
+		FUZZ_ASSERT(rq->win.ssthresh >= DRAY_CWND_MIN &&
+			    rq->win.ssthresh <= DRAY_CWND_MAX);
 		FUZZ_ASSERT(rq->win.acked < rq->win.cwnd);
 	} else {
 		FUZZ_ASSERT(!rq->win.ssthresh && !rq->win.acked);

@@ -9,7 +9,8 @@
  * DRAY_XP_READ_PKTS response packets. PSNs are assigned in order; a READ
  * takes one PSN per response packet it asks for.
  *
- * Flow control: at most DRAY_XP_WINDOW PSNs and DRAY_XP_MAX_WQE WQEs are
+ * Flow control: at most DRAY_CWND_MAX PSNs (the congestion window,
+ * dev_logic.h, keeps it smaller after a loss) and DRAY_XP_MAX_WQE WQEs are
  * outstanding; at most max_rd_atomic READ requests and atomics (the
  * initiator depth: a READ of more than one piece holds up to
  * DRAY_XP_READ_PIECES of it, one per request it may have outstanding);

@@ -47,13 +47,6 @@ struct sk_buff;
 /* Send WQEs fetched and not yet completed, at most (a power of two). */
 #define DRAY_XP_MAX_WQE		64
 /*
- * Request PSNs sent and not acknowledged before the requester waits, at
- * most; the congestion window (struct dray_cwnd) keeps it smaller after
- * a loss, so that go-back-N does not flood a peer or path that fell behind.
- */
-#define DRAY_XP_WINDOW		DRAY_CWND_MAX
-#define DRAY_XP_CWND_MIN	DRAY_CWND_MIN
-/*
  * Response packets one READ request asks for at most, and such requests
  * of one READ outstanding at most (dev_req.c).
  */
