@@ -27,10 +27,12 @@
  * (QP pairs built and drained), tr_posted, tr_ok, tr_flushed (WRs of
  * both queues), tr_errors (completions in error other than flushes, and
  * completions out of order), tr_lost, tr_bad (data that differs), and
- * tr_post_fail (posts the device refused, which break the pair too), and
+ * tr_post_fail (posts the device refused, which break the pair too),
  * tr_fatal_first (removals of which the client heard IB_EVENT_DEVICE_FATAL
  * before its remove callback came: what a driver says of a surprise
- * removal).
+ * removal), and tr_dev_err (drains that found a QP of the pair in ERR
+ * before the ULP moved it there: the device did, as dray does for every
+ * QP when its port's netdev goes).
  */
 
 #include <linux/delay.h>
@@ -87,6 +89,9 @@ MODULE_PARM_DESC(tr_post_fail, "traffic=1: posts the device refused");
 static ulong tr_fatal_first;
 module_param(tr_fatal_first, ulong, 0444);
 MODULE_PARM_DESC(tr_fatal_first, "traffic=1: removals announced by DEVICE_FATAL before the remove callback");
+static ulong tr_dev_err;
+module_param(tr_dev_err, ulong, 0444);
+MODULE_PARM_DESC(tr_dev_err, "traffic=1: drains that found a QP in ERR already");
 
 /* What one of A's outstanding WRs did, to check its completion. */
 struct kt_tr_wr {
@@ -348,12 +353,24 @@ static int kt_tr_up(struct kt_tr_run *r)
 	return 0;
 }
 
+/* Is @qp in ERR (asked of the device)? */
+static bool kt_tr_in_err(struct ib_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+
+	return qp && !ib_query_qp(qp, &attr, IB_QP_STATE, &init) &&
+	       attr.qp_state == IB_QPS_ERR;
+}
+
 /* Both QPs to ERR, then reap until every WR posted has completed. */
 static void kt_tr_drain(struct kt_tr_run *r)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(KT_TR_DRAIN_MS);
 
 	r->draining = true;
+	if (kt_tr_in_err(r->a.qp) || kt_tr_in_err(r->b.qp))
+		tr_dev_err++;
 	if (r->a.qp)
 		kt_set_state(r->a.qp, IB_QPS_ERR);
 	if (r->b.qp)

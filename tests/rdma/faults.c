@@ -22,8 +22,9 @@
  * (or every pair has failed); the QPs of a context still alive are moved
  * to ERR; then every WR posted, on both sides, must complete within 30 s,
  * successfully or with an error (a gone device's provider flushes what
- * was outstanding), in order, each one once. At least one context must
- * have heard DEVICE_FATAL.
+ * was outstanding; at a netdev's removal the device flushes its QPs
+ * first), in order, each one once. At least one context must hear
+ * DEVICE_FATAL within the 30 s.
  *
  * --mode survive: the link is disturbed but not removed (netdev down and
  * up, MTU changes). SIGUSR1 says the disturbance is over: after it,
@@ -597,9 +598,19 @@ static void drain(void)
 						     p->b_rq.done),
 			     (unsigned long long)p->b_rq.posted);
 	}
-	/* Whatever arrives late. */
-	read_events(&A);
-	read_events(&B);
+	/*
+	 * Whatever arrives late. A removal's DEVICE_FATAL may come after
+	 * the QPs it broke are drained: at a netdev's removal the device
+	 * flushes them itself, before the driver reports the removal.
+	 */
+	for (;;) {
+		read_events(&A);
+		read_events(&B);
+		if (opt.mode != MODE_REMOVAL || A.fatal || B.fatal ||
+		    now_us() - t0 >= DRAIN_MS * 1000ULL)
+			break;
+		usleep(10000);
+	}
 }
 
 static void teardown(struct side *s, bool a)

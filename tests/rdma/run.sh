@@ -847,16 +847,19 @@ kt_counts() {
 	local d=/sys/module/dray_ktest/parameters
 	# one process reads them all, so that they come from about one moment
 	(cd "$d" && grep -H . tr_starts tr_stops tr_posted tr_ok tr_flushed \
-		tr_errors tr_lost tr_bad tr_post_fail tr_fatal_first) 2>/dev/null |
+		tr_errors tr_lost tr_bad tr_post_fail tr_fatal_first tr_dev_err) \
+		2>/dev/null |
 		sed 's/^tr_//; s/:/ /' | paste -sd ' '
 }
 
-# kt_check NAME MODE STOPS0 ERRS0 FATAL0: after a fault, what the kernel
-# ULP saw; a reason on stdout if wrong. The netdev's removal is a surprise
-# removal, which the driver announces with DEVICE_FATAL before the core
-# removes the clients.
+# kt_check NAME MODE STOPS0 ERRS0 FATAL0 DEVERR0: after a fault, what the
+# kernel ULP saw; a reason on stdout if wrong. The netdev's removal is a
+# surprise removal, which the driver announces with DEVICE_FATAL before
+# the core removes the clients, and at which the NIC moves every QP to
+# ERR itself (the ULP finds its pair there when it drains it); at an
+# orderly removal the ULP finds its QPs as it left them.
 kt_check() {
-	local name=$1 mode=$2 stops0=$3 errs0=$4 fatal0=$5 i
+	local name=$1 mode=$2 stops0=$3 errs0=$4 fatal0=$5 deverr0=$6 i
 	if [[ $mode == removal ]]; then
 		for ((i = 0; i < 300; i++)); do
 			(($(kt_param tr_stops) > stops0)) && break
@@ -867,6 +870,12 @@ kt_check() {
 		# the pair goes: both devices
 		[[ $name != netdev_delete ]] || (($(kt_param tr_fatal_first) >= fatal0 + 2)) ||
 			echo "the kernel ULP did not hear both devices' DEVICE_FATAL before their remove callbacks"
+		if [[ $name == netdev_delete ]]; then
+			(($(kt_param tr_dev_err) > deverr0)) ||
+				echo "the NIC left the kernel ULP's QPs out of ERR when its netdev went"
+		elif (($(kt_param tr_dev_err) != deverr0)); then
+			echo "the kernel ULP found its QPs in ERR at an orderly removal"
+		fi
 	elif (($(kt_param tr_stops) != stops0)); then
 		echo "the kernel ULP's pair broke under the fault"
 	elif ! kt_moving 60; then
@@ -921,7 +930,7 @@ fault_do() {
 # fault, one TAP line
 fault_cycles() {
 	local name=$1 text=$2 mode=$3 c i rc bad='' line up t0=$SECONDS perf
-	local tc slow=0 kstops kerrs kfatal
+	local tc slow=0 kstops kerrs kfatal kdeverr
 	shift 3
 	[[ -z $FAULT_ONLY || " $FAULT_ONLY " == *" $name "* ]] || return 0
 	for ((c = 0; c < FAULT_CYCLES; c++)); do
@@ -939,6 +948,7 @@ fault_cycles() {
 			fi
 			kstops=$(kt_param tr_stops)
 			kfatal=$(kt_param tr_fatal_first)
+			kdeverr=$(kt_param tr_dev_err)
 			kerrs=$(kt_errs)
 		fi
 		# the stream first: stream_start counts its frames on veth0
@@ -993,7 +1003,7 @@ fault_cycles() {
 			bad=${bad:-"cycle $c: the traffic program exited $rc"}
 		fi
 		if [[ -n $KT && -z $bad ]]; then
-			line=$(kt_check "$name" "$mode" "$kstops" "$kerrs" "$kfatal" | head -n1)
+			line=$(kt_check "$name" "$mode" "$kstops" "$kerrs" "$kfatal" "$kdeverr" | head -n1)
 			[[ -n $line ]] && bad="cycle $c: $line ($(kt_counts))"
 		fi
 		[[ -n $bad ]] && break
