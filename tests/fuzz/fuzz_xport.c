@@ -9,14 +9,17 @@
  * One RC QP in RTS, as CREATE_QP and MODIFY_QP leave it, with its rings
  * and a CQ in harness memory; five MRs and a type 2 memory window backed
  * by pages of their own. The configuration may put the QP on a shared
- * receive queue (dev_srq.c), or make it an XRC target of a domain with
- * an XRC SRQ (its receives and its PD) beside an XRC SRQ of another
- * domain that nothing may take from. The fuzz input is a configuration and a
- * sequence of frames from the peer, each handed to dray_xport_rx() with
- * engine.lock held, followed by one engine pass for the QP (doorbells,
- * the timer, dray_xport_send(), the flush in ERR) as dev_engine.c runs it.
- * fuzz_comp (FUZZ_COMP=1) also posts send WQEs that the requester sends
- * first, so that the frames can answer them (the completer).
+ * receive queue (dev_srq.c), with a second RC QP on the same SRQ, PD and
+ * CQ if asked (CFG_QP2: another connection to the same host, its own
+ * peer QP, PSNs and send queue), or make it an XRC target of a domain
+ * with an XRC SRQ (its receives and its PD) beside an XRC SRQ of another
+ * domain that nothing may take from. The fuzz input is a configuration
+ * and a sequence of frames from the peer, each handed to dray_xport_rx()
+ * with engine.lock held, followed by one engine pass for each QP in turn
+ * (doorbells, the timer, dray_xport_send(), the flush in ERR) as
+ * dev_engine.c runs it. fuzz_comp (FUZZ_COMP=1) also posts send WQEs to
+ * the first QP that the requester sends first, so that the frames can
+ * answer them (the completer).
  *
  * Input (all big endian):
  *   config  CFG_BYTES bytes (struct cfg below)
@@ -24,45 +27,56 @@
  *           of WQE_DESC bytes (wqe_post())
  *   frames  repeated: ctl (1 byte, F_*), len (2 bytes), len bytes: the
  *           transport packet from the BTH to the pad (the harness adds
- *           IP/UDP from the QP's path and the ICRC), or with F_RAW the
- *           IP packet as is; an F_RAW record of length 0 is a command of
- *           software instead (ctl[7:4], CMD_*: DESTROY_MR, LOCAL_INV of
- *           the window, MODIFY_QP to SQD and back, retry counts, to ERR;
- *           a send WQE rewritten while outstanding; an SRQ WQE rewritten
- *           before the device takes it, an SRQ producer index out of
- *           range, the SRQ limit armed, DESTROY_SRQ of the XRC SRQ)
+ *           IP/UDP from the QP's path and the ICRC, and points the BTH at
+ *           the first QP unless F_KEEP_QPN, or it names the second QP
+ *           already), or with F_RAW the IP packet as is; an F_RAW record
+ *           of length 0 is a command of software instead (ctl[7:4],
+ *           CMD_*: DESTROY_MR, LOCAL_INV of the window, MODIFY_QP to SQD
+ *           and back, retry counts, to ERR, of the second QP if ctl has
+ *           C_QP2; a send WQE rewritten while outstanding; an SRQ WQE
+ *           rewritten before the device takes it, an SRQ producer index
+ *           out of range, the SRQ limit armed, DESTROY_SRQ of the XRC SRQ)
  *
  * Checked after every frame (abort() on violation, besides ASan/UBSan):
  *  - memory: bytes change only in an MR that may be written, inside its
  *    registered range; in the RDMA target MR only inside the range the
- *    packet's R_Key and address name (through the window if its key),
- *    and then to the WRITE's payload or the atomic's result; the
+ *    packet's R_Key and address name (through the window if its key and
+ *    the QP is the window's), and then to the WRITE's payload or the
+ *    atomic's result; a frame for no QP changes nothing; the
  *    read-only, source and other-PD MRs never change; a READ response
  *    carries the bytes at its address, with the original response's
  *    opcode at its PSN (a duplicate asked from the middle starts with
  *    a middle), and never ahead of the furthest response its request
  *    has had (a duplicate asking from one not yet sent is dropped);
  *    an MR destroyed is never touched
- *    again (its pages are freed: AddressSanitizer);
- *  - transport state: PSNs and MSN within 24 bits, una <= psn <= max_psn
- *    with less than 2^23 in flight, head <= cur <= fetch with at most
- *    DRAY_XP_MAX_WQE outstanding, SQ/RQ indexes ordered, responder
- *    resources in range, initiator depth within max_rd_atomic;
+ *    again (its pages are freed: AddressSanitizer); a frame for the
+ *    second QP never invalidates the window bound to the first;
+ *  - transport state, of each QP: PSNs and MSN within 24 bits,
+ *    una <= psn <= max_psn with less than 2^23 in flight,
+ *    head <= cur <= fetch with at most DRAY_XP_MAX_WQE outstanding,
+ *    SQ/RQ indexes ordered, responder resources in range, initiator
+ *    depth within max_rd_atomic;
  *  - every transmitted frame: Ethernet, IP and UDP headers valid for the
- *    path, a known RC opcode for the peer's QP, payload and pad within
- *    the path MTU, a correct ICRC, requests at the requester's PSN and
- *    responses never ahead of the responder's ePSN;
- *  - every CQE: this QP, a known opcode and status, receive completions
- *    in order, a RECV never longer than its WQE, a malformed receive WQE
- *    the responder took completing with LOC_QP_OP_ERR; on an SRQ each
- *    receive names the tag of the WQE taken, in the SRQ's order, and an
- *    XRC one its SRQ;
- *  - SRQs: the QP took what the SRQ gave out, a WQE taken below an armed
- *    limit fires it, and the other domain's XRC SRQ gives out nothing and
- *    its CQ gets nothing;
+ *    path, a known RC opcode for the peer of the QP the transport was
+ *    running for (a frame to one QP or a pass over it sends nothing for
+ *    the other), payload and pad within the path MTU, a correct ICRC,
+ *    requests at that QP's requester PSN and responses never ahead of
+ *    its responder's ePSN;
+ *  - every CQE: one of the QPs, a known opcode and status, each QP's
+ *    receive completions in its order, a RECV never longer than its WQE,
+ *    a malformed receive WQE the responder took completing with
+ *    LOC_QP_OP_ERR; on an SRQ each receive names the tag the WQE had
+ *    when its QP took it, and an XRC one its SRQ;
+ *  - SRQs: around each call into the transport for one QP (a frame, a
+ *    pass, a command) only that QP takes, and what the SRQ gave out it
+ *    took, once each, the SRQ's next WQEs in the SRQ's order (the QP's
+ *    record of the tag it holds is the last one's); at most the depth
+ *    outstanding; the consumer index published is the device's; a WQE
+ *    taken below an armed limit fires it (an event); the other domain's
+ *    XRC SRQ gives out nothing and its CQ gets nothing;
  *  - engine.lock held wherever the transport asserts it; after the input,
- *    no sk_buff or fragment page leaked and the MR pages' references
- *    back to one.
+ *    no sk_buff or fragment page leaked, the MR pages' references
+ *    back to one, and every QP unpublished and reset as DESTROY_QP does.
  */
 #include "dev.h"
 #include "dev_xport_int.h"
@@ -91,6 +105,11 @@
 #define OTHER_XRCDN	2
 #define SRQ_DEPTH	RQ_DEPTH
 #define SRQ_LOG_STRIDE	6	/* 16-byte header + 3 SGEs */
+#define NR_QP		2
+#define QPN2		0x12	/* CFG_QP2: a second RC QP on the SRQ */
+#define PEER_QPN2	0x23
+#define QP2_PSN_OFF	0x100	/* its PSNs: the configuration's + this */
+#define TAKEN_LOG	(2 * CQ_DEPTH)
 
 /* The MRs: what a process would have registered. */
 enum { MR_RW, MR_RO, MR_RECV, MR_SRC, MR_OTHER, NR_MR };
@@ -129,6 +148,8 @@ static const struct mr_layout mr_layout[NR_MR] = {
 #define F_POST_RQ	0x20	/* before: post one more receive WQE */
 #define F_NOMEM		0x40	/* allocations fail during this frame */
 #define F_LATE		0x80	/* then: jiffies far past the deadline */
+/* A command record's ctl[3:1] (F_RAW, length 0): */
+#define C_QP2		0x02	/* CMD_SQD..CMD_ERR: to QP2, if there is one */
 
 /* The configuration: the QP's attributes and the buffers' layout. */
 struct cfg {
@@ -141,7 +162,8 @@ struct cfg {
 	u8	timeout;	/* [4:0] local ACK timeout */
 	u8	min_rnr_timer;	/* [4:0] */
 	u8	rq_wqes;	/* receive WQEs posted at the start, % 17 */
-	u8	rq_sge;		/* [1:0] SGEs - 1 of each receive WQE */
+	u8	rq_sge;		/* [1:0] SGEs - 1 of each receive WQE;
+				 * [7] CFG_QP2 */
 	u8	rq_len[2];	/* bytes of each receive SGE */
 	u8	iova_off[2];	/* MR_RW's iova: its offset in the page */
 	u8	rq_psn[4];
@@ -157,22 +179,59 @@ struct cfg {
 #define CFG_RTR		0x20	/* the QP stays in RTR (responder only) */
 #define CFG_SRQ		0x40	/* the QP receives through an SRQ */
 #define CFG_XRC		0x80	/* the QP is an XRC target (fuzz_resp) */
+/*
+ * cfg.rq_sge bit 7 (zero in every input older than it): with CFG_SRQ and
+ * not CFG_XRC, a second RC QP (QPN2) on the same SRQ, PD and CQ.
+ */
+#define CFG_QP2		0x80
+
+/* A receive WQE a QP took, as the harness posted it. */
+struct taken_wqe {
+	u32	tag;		/* what its CQE names: the tag, or RQ index */
+	u64	len;		/* its capacity */
+	bool	bad;		/* malformed: completes with LOC_QP_OP_ERR */
+};
+
+/*
+ * A QP and what the harness keeps of it: its rings and doorbells, the
+ * next CQE expected of each queue, and on an SRQ the WQEs it took, by
+ * its own receive index (rq.fetched counts them).
+ */
+struct fuzz_qp {
+	struct dray_hw_qp	qp;
+	u32			peer_qpn;
+	struct dray_wq_db	sq_db, rq_db;
+	u8			*sq_ring, *rq_ring;
+	u32			sq_cqe_next, rq_cqe_next;
+	struct taken_wqe	taken[TAKEN_LOG];
+	/*
+	 * Per responder resource: its request's PSN, and the PSN after
+	 * the furthest response sent for it (seen: it has had one in this
+	 * input).
+	 */
+	struct {
+		u32	psn, next;
+		bool	seen;
+	} read_tx[DRAY_HW_MAX_RD_ATOM];
+};
 
 static struct dray_hw hw;
 static struct net_device ndev = { .name = "fuzz0" };
-static struct dray_hw_qp qp;
+/* The QPs: QPN, and QPN2 with CFG_QP2 (nr_qp 2). */
+static struct fuzz_qp fqps[NR_QP];
+static u32 nr_qp;
+/* The QP the transport runs for (a frame it receives, its pass), or NULL. */
+static struct fuzz_qp *cur;
 static struct dray_hw_cq cq;
 static struct dray_hw_mr mrs[NR_MR], mw;
 static struct page mr_pages[NR_MR][MAX_PAGES];
 static u8 shadow[NR_MR][MAX_PAGES][PAGE_SIZE];
 static struct page *mr_page_ptrs[NR_MR][MAX_PAGES];
 static bool mr_gone[NR_MR];	/* destroyed (a command record) */
-static struct dray_wq_db sq_db, rq_db;
 static struct dray_cq_db cq_db;
-static u8 *sq_ring, *rq_ring;
 static struct dray_cqe *cq_ring;
 static struct cfg cfg;
-static u32 cq_ci, rq_next_len, sq_cqe_next, rq_cqe_next;
+static u32 cq_ci, rq_next_len;
 static u64 rq_posted_len[RQ_DEPTH];	/* capacity of each receive WQE */
 static bool rq_bad[RQ_DEPTH];		/* posted malformed (CFG_BAD_RQ_WQE) */
 static bool rq_bad_taken[RQ_DEPTH];	/* ... and taken by the responder */
@@ -199,14 +258,6 @@ static u32 srq_tags[SRQ_DEPTH];	/* the tag of the WQE at each SRQ index */
 
 /* FUZZ_TRACE=1 in the environment: what each input does, on stderr. */
 static bool trace;
-/*
- * Per responder resource: its request's PSN, and the PSN after the
- * furthest response sent for it (seen: it has had one in this input).
- */
-static struct {
-	u32	psn, next;
-	bool	seen;
-} read_tx[DRAY_HW_MAX_RD_ATOM];
 
 #define TRACE(fmt, ...)							\
 	do {								\
@@ -352,28 +403,33 @@ static void srq_post(struct fuzz_srq *q, bool track)
 	q->db.producer = cpu_to_le32(index + 1);
 }
 
-/* Post one receive WQE: SGEs into MR_RECV (its doorbell written). */
+/*
+ * Post one receive WQE: SGEs into MR_RECV (its doorbell written), to the
+ * SRQ or else the first QP's RQ.
+ */
 static void rq_post(void)
 {
-	u32 index = le32_to_cpu(rq_db.producer);
+	struct fuzz_qp *f = &fqps[0];
+	u32 index = le32_to_cpu(f->rq_db.producer);
 
 	if (on_srq) {
 		srq_post(&srq, true);
 		return;
 	}
 	/* Software never posts more than the ring holds. */
-	if (index - qp.rq.completed >= RQ_DEPTH)
+	if (index - f->qp.rq.completed >= RQ_DEPTH)
 		return;
-	rwqe_fill(wq_slot(rq_ring, index, RQ_DEPTH, RQ_LOG_STRIDE),
+	rwqe_fill(wq_slot(f->rq_ring, index, RQ_DEPTH, RQ_LOG_STRIDE),
 		  RQ_LOG_STRIDE, DRAY_RQ_WQE_HDR_SIZE, index, MR_RECV, true);
-	rq_db.producer = cpu_to_le32(index + 1);
+	f->rq_db.producer = cpu_to_le32(index + 1);
 }
 
-/* fuzz_comp: a send WQE from a descriptor of WQE_DESC bytes. */
+/* fuzz_comp: a send WQE of the first QP from a descriptor of WQE_DESC bytes. */
 static __attribute__((unused)) void sq_post(const u8 *d)
 {
-	u32 index = le32_to_cpu(sq_db.producer);
-	u8 *slot = wq_slot(sq_ring, index, SQ_DEPTH, SQ_LOG_STRIDE);
+	struct dray_wq_db *sq_db = &fqps[0].sq_db;
+	u32 index = le32_to_cpu(sq_db->producer);
+	u8 *slot = wq_slot(fqps[0].sq_ring, index, SQ_DEPTH, SQ_LOG_STRIDE);
 	struct dray_sq_wqe *w = (struct dray_sq_wqe *)slot;
 	struct dray_sge *sge = (struct dray_sge *)(slot + DRAY_SQ_WQE_HDR_SIZE);
 	u8 op = d[0] % DRAY_WQE_OPCODE_MAX;
@@ -427,7 +483,7 @@ static __attribute__((unused)) void sq_post(const u8 *d)
 	/* No SGEs: local operations, ATOMIC_WRITE and FLUSH. */
 	if (dray_hw_wqe_is_local(op) || op == DRAY_WQE_ATOMIC_WRITE ||
 	    op == DRAY_WQE_FLUSH) {
-		sq_db.producer = cpu_to_le32(index + 1);
+		sq_db->producer = cpu_to_le32(index + 1);
 		return;
 	}
 	if (w->flags & DRAY_WQE_F_INLINE) {
@@ -436,7 +492,7 @@ static __attribute__((unused)) void sq_post(const u8 *d)
 		w->length = cpu_to_le32(len);
 		for (i = 0; i < len; i++)
 			slot[DRAY_SQ_WQE_HDR_SIZE + i] = (u8)(i * 7 + d[9]);
-		sq_db.producer = cpu_to_le32(index + 1);
+		sq_db->producer = cpu_to_le32(index + 1);
 		return;
 	}
 	/* READ and atomics land in MR_RECV; the rest comes from MR_SRC. */
@@ -450,7 +506,7 @@ static __attribute__((unused)) void sq_post(const u8 *d)
 		sge[i].length = cpu_to_le32(piece);
 		sge[i].lkey = cpu_to_le32(src->key);
 	}
-	sq_db.producer = cpu_to_le32(index + 1);
+	sq_db->producer = cpu_to_le32(index + 1);
 }
 
 /* A CQ as CREATE_CQ leaves it, empty. */
@@ -502,90 +558,79 @@ static void srq_destroy(struct fuzz_srq *q)
 	q->hw = NULL;
 }
 
-static void setup(void)
+/*
+ * An RC QP as CREATE_QP leaves it, on the SRQ if there is one, sending to
+ * and receiving on the CQ; published in the engine's table.
+ */
+static void qp_make(struct fuzz_qp *f, u32 qpn, u32 peer_qpn)
 {
-	struct dray_hw_path *path = &qp.path;
+	struct dray_hw_qp *qp = &f->qp;
+
+	free(qp->rdb);
+	memset(qp, 0, sizeof(*qp));
+	memset(f->read_tx, 0, sizeof(f->read_tx));
+	memset(&f->sq_db, 0, sizeof(f->sq_db));
+	memset(&f->rq_db, 0, sizeof(f->rq_db));
+	f->sq_cqe_next = 0;
+	f->rq_cqe_next = 0;
+	f->peer_qpn = peer_qpn;
+	qp->qpn = qpn;
+	qp->type = DRAY_QPT_RC;
+	qp->pdn = PDN;
+	qp->flags = cfg.flags & CFG_SIG_ALL ? DRAY_QP_F_SQ_SIG_ALL : 0;
+	qp->send_cq = &cq;
+	qp->recv_cq = &cq;
+	qp->sq.db = &f->sq_db;
+	qp->sq.ring = f->sq_ring;
+	qp->sq.depth = SQ_DEPTH;
+	qp->sq.log_stride = SQ_LOG_STRIDE;
+	if (on_srq && !xrc) {
+		qp->srq = srq.hw;
+		qp->flags |= DRAY_QP_F_SRQ;
+	} else if (!on_srq) {
+		qp->rq.db = &f->rq_db;
+		qp->rq.ring = f->rq_ring;
+		qp->rq.depth = RQ_DEPTH;
+		qp->rq.log_stride = RQ_LOG_STRIDE;
+	}
+	if (xrc) {
+		qp->type = DRAY_QPT_XRC_TGT;
+		qp->pdn = 0;
+		qp->flags = 0;
+		qp->xrcdn = XRCDN;
+		qp->send_cq = NULL;
+		qp->recv_cq = NULL;
+		memset(&qp->sq, 0, sizeof(qp->sq));
+	}
+	xa_store(&hw.engine.qps, qpn, qp, 0);
+}
+
+/*
+ * MODIFY_QP: the attributes of INIT, RTR and RTS from the configuration,
+ * the PSNs @psn_off further.
+ */
+static void qp_connect(struct fuzz_qp *f, u32 psn_off, u16 udp_sport)
+{
+	struct dray_hw_qp *qp = &f->qp;
+	struct dray_hw_path *path = &qp->path;
 	bool ipv6 = cfg.flags & CFG_IPV6;
 	u32 i;
 
-	memset(&hw, 0, sizeof(hw));
-	hw.ndev = &ndev;
-	memcpy(hw.mac, hw_mac, 6);
-	hw.port_state = DRAY_PORT_ACTIVE;
-	hw.engine.lock.held = 1;	/* what a pass holds */
-	mrs_init();
-
-	cq_make(&cq, 1, cq_ring, &cq_db);
-	cq_ci = 0;
-	sq_cqe_next = 0;
-	rq_cqe_next = 0;
-
-	free(qp.rdb);
-	memset(&qp, 0, sizeof(qp));
-	memset(read_tx, 0, sizeof(read_tx));
-	memset(&sq_db, 0, sizeof(sq_db));
-	memset(&rq_db, 0, sizeof(rq_db));
-	qp.qpn = QPN;
-	qp.type = DRAY_QPT_RC;
-	qp.pdn = PDN;
-	qp.flags = cfg.flags & CFG_SIG_ALL ? DRAY_QP_F_SQ_SIG_ALL : 0;
-	qp.send_cq = &cq;
-	qp.recv_cq = &cq;
-	qp.sq.db = &sq_db;
-	qp.sq.ring = sq_ring;
-	qp.sq.depth = SQ_DEPTH;
-	qp.sq.log_stride = SQ_LOG_STRIDE;
-	qp.rq.db = &rq_db;
-	qp.rq.ring = rq_ring;
-	qp.rq.depth = RQ_DEPTH;
-	qp.rq.log_stride = RQ_LOG_STRIDE;
-
-	/* CREATE_QP on an SRQ, or of an XRC target (dev_qp.c). */
-	xrc = !FUZZ_COMP && (cfg.flags & CFG_XRC);
-	on_srq = xrc || (cfg.flags & CFG_SRQ);
-	srq_rewrites = 0;
-	cq_make(&other_cq, 2, other_cq_ring, &other_cq_db);
-	if (on_srq) {
-		memset(&qp.rq, 0, sizeof(qp.rq));
-		srq_make(&srq, SRQN, PDN, xrc ? XRCDN : 0, xrc ? &cq : NULL,
-			 MR_RECV);
-	}
-	if (on_srq && !xrc) {
-		qp.srq = srq.hw;
-		qp.flags |= DRAY_QP_F_SRQ;
-	}
-	if (xrc) {
-		qp.type = DRAY_QPT_XRC_TGT;
-		qp.pdn = 0;
-		qp.flags = 0;
-		qp.xrcdn = XRCDN;
-		qp.send_cq = NULL;
-		qp.recv_cq = NULL;
-		memset(&qp.sq, 0, sizeof(qp.sq));
-		srq_make(&other_srq, OTHER_SRQN, OTHER_PDN, OTHER_XRCDN,
-			 &other_cq, MR_OTHER);
-		/* Receives a request would take if it could: it must not. */
-		for (i = 0; i < SRQ_DEPTH; i++)
-			srq_post(&other_srq, false);
-	}
-	xa_store(&hw.engine.qps, QPN, &qp, 0);
-
-	/* MODIFY_QP: the attributes of INIT, RTR and RTS. */
-	qp.access = cfg.access & DRAY_ACCESS_REMOTE;
-	qp.path_mtu = cfg.mtu % 5 + 1;
+	qp->access = cfg.access & DRAY_ACCESS_REMOTE;
+	qp->path_mtu = cfg.mtu % 5 + 1;
 	/* responder resources: MODIFY_QP allocates them (dev_qp.c) */
 	i = cfg.max_dest_rd_atomic % (DRAY_HW_MAX_RD_ATOM + 1);
-	dray_xport_set_rdb(&hw, &qp, i ? calloc(i, sizeof(*qp.rdb)) : NULL,
+	dray_xport_set_rdb(&hw, qp, i ? calloc(i, sizeof(*qp->rdb)) : NULL,
 			   (u8)i);
-	FUZZ_ASSERT(!i || qp.rdb);
-	qp.max_rd_atomic = cfg.max_rd_atomic % (DRAY_HW_MAX_RD_ATOM + 1);
-	qp.retry_cnt = cfg.retry & 7;
-	qp.rnr_retry = (cfg.retry >> 4) & 7;
-	qp.timeout = cfg.timeout & 31;
-	qp.min_rnr_timer = cfg.min_rnr_timer & 31;
-	qp.dest_qpn = PEER_QPN;
-	qp.rq_psn = get32(cfg.rq_psn) & DRAY_PSN_MASK;
-	qp.sq_psn = get32(cfg.sq_psn) & DRAY_PSN_MASK;
+	FUZZ_ASSERT(!i || qp->rdb);
+	qp->max_rd_atomic = cfg.max_rd_atomic % (DRAY_HW_MAX_RD_ATOM + 1);
+	qp->retry_cnt = cfg.retry & 7;
+	qp->rnr_retry = (cfg.retry >> 4) & 7;
+	qp->timeout = cfg.timeout & 31;
+	qp->min_rnr_timer = cfg.min_rnr_timer & 31;
+	qp->dest_qpn = f->peer_qpn;
+	qp->rq_psn = (get32(cfg.rq_psn) + psn_off) & DRAY_PSN_MASK;
+	qp->sq_psn = (get32(cfg.sq_psn) + psn_off) & DRAY_PSN_MASK;
 	memcpy(path->dmac, peer_mac, 6);
 	path->ipv4 = !ipv6;
 	if (ipv6) {
@@ -605,26 +650,77 @@ static void setup(void)
 		path->dgid[15] = 2;
 	}
 	path->hop_limit = 64;
-	path->udp_sport = 0xc123;
+	path->udp_sport = udp_sport;
 
-	dray_xport_init(&hw, &qp);
-	qp.state = DRAY_QPS_INIT;
-	qp.state = DRAY_QPS_RTR;
-	dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_STATE | DRAY_QP_ATTR_AV |
+	dray_xport_init(&hw, qp);
+	qp->state = DRAY_QPS_INIT;
+	qp->state = DRAY_QPS_RTR;
+	dray_xport_modify(&hw, qp, DRAY_QP_ATTR_STATE | DRAY_QP_ATTR_AV |
 			  DRAY_QP_ATTR_PATH_MTU | DRAY_QP_ATTR_DEST_QPN |
 			  DRAY_QP_ATTR_RQ_PSN | DRAY_QP_ATTR_MAX_DEST_RD_ATOMIC |
 			  DRAY_QP_ATTR_MIN_RNR_TIMER, DRAY_QPS_INIT);
 	if (!(cfg.flags & CFG_RTR)) {
-		qp.state = DRAY_QPS_RTS;
-		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_STATE |
+		qp->state = DRAY_QPS_RTS;
+		dray_xport_modify(&hw, qp, DRAY_QP_ATTR_STATE |
 				  DRAY_QP_ATTR_SQ_PSN | DRAY_QP_ATTR_TIMEOUT |
 				  DRAY_QP_ATTR_RETRY_CNT | DRAY_QP_ATTR_RNR_RETRY |
 				  DRAY_QP_ATTR_MAX_QP_RD_ATOMIC, DRAY_QPS_RTR);
+	}
+}
+
+static void setup(void)
+{
+	u32 i;
+
+	memset(&hw, 0, sizeof(hw));
+	hw.ndev = &ndev;
+	memcpy(hw.mac, hw_mac, 6);
+	hw.port_state = DRAY_PORT_ACTIVE;
+	hw.engine.lock.held = 1;	/* what a pass holds */
+	mrs_init();
+
+	cq_make(&cq, 1, cq_ring, &cq_db);
+	cq_ci = 0;
+
+	/* CREATE_QP on an SRQ, or of an XRC target (dev_qp.c). */
+	xrc = !FUZZ_COMP && (cfg.flags & CFG_XRC);
+	on_srq = xrc || (cfg.flags & CFG_SRQ);
+	nr_qp = on_srq && !xrc && (cfg.rq_sge & CFG_QP2) ? 2 : 1;
+	cur = NULL;
+	srq_rewrites = 0;
+	cq_make(&other_cq, 2, other_cq_ring, &other_cq_db);
+	if (on_srq)
+		srq_make(&srq, SRQN, PDN, xrc ? XRCDN : 0, xrc ? &cq : NULL,
+			 MR_RECV);
+	if (xrc) {
+		srq_make(&other_srq, OTHER_SRQN, OTHER_PDN, OTHER_XRCDN,
+			 &other_cq, MR_OTHER);
+		/* Receives a request would take if it could: it must not. */
+		for (i = 0; i < SRQ_DEPTH; i++)
+			srq_post(&other_srq, false);
+	}
+	qp_make(&fqps[0], QPN, PEER_QPN);
+	qp_connect(&fqps[0], 0, 0xc123);
+	if (nr_qp > 1) {
+		/* Another connection between the same hosts. */
+		qp_make(&fqps[1], QPN2, PEER_QPN2);
+		qp_connect(&fqps[1], QP2_PSN_OFF, 0xc124);
 	}
 
 	rq_next_len = 0;
 	for (i = 0; i < cfg.rq_wqes % (RQ_DEPTH + 1); i++)
 		rq_post();
+}
+
+/* The QP of number @qpn, if the input has it. */
+static struct fuzz_qp *qp_find(u32 qpn)
+{
+	u32 i;
+
+	for (i = 0; i < nr_qp; i++)
+		if (fqps[i].qp.qpn == qpn)
+			return &fqps[i];
+	return NULL;
 }
 
 /* --- checks ---------------------------------------------------------------- */
@@ -639,8 +735,11 @@ struct allowed {
 	u64	swap_add, compare;
 };
 
-/* Offset in MR_RW of an RDMA access by R_Key @rkey at @va, or false. */
-static bool rw_offset(u32 rkey, u64 va, u64 *off)
+/*
+ * Offset in MR_RW of an RDMA access through @f by R_Key @rkey at @va, or
+ * false. The window is bound to the first QP: no other may use it.
+ */
+static bool rw_offset(const struct fuzz_qp *f, u32 rkey, u64 va, u64 *off)
 {
 	const struct dray_hw_mr *rw = &mrs[MR_RW];
 
@@ -648,7 +747,7 @@ static bool rw_offset(u32 rkey, u64 va, u64 *off)
 		*off = va - rw->iova;
 		return true;
 	}
-	if (rkey == MW_KEY && va >= MW_IOVA) {
+	if (rkey == MW_KEY && va >= MW_IOVA && f->qp.qpn == QPN) {
 		*off = MW_OFF + (va - MW_IOVA);
 		return true;
 	}
@@ -658,9 +757,11 @@ static bool rw_offset(u32 rkey, u64 va, u64 *off)
 /*
  * The memory a request or response may change, from the packet as
  * received (@ip: its IP header on) and, for a WRITE's later packets, the
- * address and key its first packet set.
+ * address and key its first packet set; *@to: the QP it names, or NULL
+ * (then it may change nothing).
  */
-static struct allowed frame_allowed(const u8 *ip, u32 len, bool ipv6)
+static struct allowed frame_allowed(const u8 *ip, u32 len, bool ipv6,
+				    struct fuzz_qp **to)
 {
 	struct allowed a = { .mr = -1 };
 	struct dray_wire_l3 l3;
@@ -669,28 +770,33 @@ static struct allowed frame_allowed(const u8 *ip, u32 len, bool ipv6)
 	int hlen;
 	u64 off;
 
+	*to = NULL;
 	if (dray_wire_parse_l3(ip, len, len, ipv6, &l3))
 		return a;
 	l4 = l3.ip_hlen + DRAY_UDP_HLEN;
 	hlen = dray_wire_parse(ip + l4, len - l4, &pkt);
-	if (hlen < 0 || l3.udp_len < hlen + pkt.pad + DRAY_ICRC_BYTES)
+	if (hlen < 0)
+		return a;
+	*to = qp_find(pkt.qpn);
+	if (!*to || l3.udp_len < hlen + pkt.pad + DRAY_ICRC_BYTES)
 		return a;
 	pay = l3.udp_len - hlen - pkt.pad - DRAY_ICRC_BYTES;
 	f = dray_opcodes[pkt.opcode].flags;
 	if ((f & DRAY_OPF_REQ) && (f & DRAY_OPF_SEND)) {
 		a.recv = true;
 	} else if ((f & DRAY_OPF_REQ) && (f & DRAY_OPF_WRITE)) {
-		u64 va = f & DRAY_OPF_START ? pkt.va : qp.xp.resp.va;
-		u32 rkey = f & DRAY_OPF_START ? pkt.rkey : qp.xp.resp.rkey;
+		const struct dray_xp_resp *rs = &(*to)->qp.xp.resp;
+		u64 va = f & DRAY_OPF_START ? pkt.va : rs->va;
+		u32 rkey = f & DRAY_OPF_START ? pkt.rkey : rs->rkey;
 
-		if (rw_offset(rkey, va, &off)) {
+		if (rw_offset(*to, rkey, va, &off)) {
 			a.mr = MR_RW;
 			a.lo = off;
 			a.hi = off + pay;
 			a.data = ip + l4 + hlen;
 		}
 	} else if ((f & DRAY_OPF_REQ) && (f & DRAY_OPF_ATOMIC)) {
-		if (rw_offset(pkt.rkey, pkt.va, &off)) {
+		if (rw_offset(*to, pkt.rkey, pkt.va, &off)) {
 			a.mr = MR_RW;
 			a.lo = off;
 			a.hi = off + 8;
@@ -794,7 +900,7 @@ static void check_memory(const struct allowed *a)
 }
 
 /*
- * The SRQs: the QP (their only taker) took each WQE the SRQ gave out,
+ * The SRQs: the QPs (their only takers) took each WQE the SRQ gave out,
  * at most the depth outstanding; the index published to software is the
  * device's. Nothing is taken from the other domain's XRC SRQ and
  * nothing completes on its CQ.
@@ -802,9 +908,12 @@ static void check_memory(const struct allowed *a)
 static void check_srqs(void)
 {
 	const struct dray_hw_srq *h = srq.hw;
+	u32 i, fetched = 0;
 
+	for (i = 0; i < nr_qp; i++)
+		fetched += fqps[i].qp.rq.fetched;
 	if (h) {
-		FUZZ_ASSERT(qp.rq.fetched == h->taken);
+		FUZZ_ASSERT(fetched == h->taken);
 		FUZZ_ASSERT(h->posted - h->taken <= SRQ_DEPTH);
 		FUZZ_ASSERT(le32_to_cpu(srq.db.consumer) == h->taken);
 	}
@@ -815,26 +924,26 @@ static void check_srqs(void)
 	}
 }
 
-static void check_state(void)
+static void check_qp(const struct fuzz_qp *f)
 {
-	const struct dray_xp_resp *rs = &qp.xp.resp;
-	const struct dray_xp_req *rq = &qp.xp.req;
-	u32 nres = qp.rdb ? qp.max_dest_rd_atomic : 0, i, pending = 0;
+	const struct dray_hw_qp *qp = &f->qp;
+	const struct dray_xp_resp *rs = &qp->xp.resp;
+	const struct dray_xp_req *rq = &qp->xp.req;
+	u32 nres = qp->rdb ? qp->max_dest_rd_atomic : 0, i, pending = 0;
 
 	/* Work queue indexes: completed <= fetched <= posted, within depth. */
-	FUZZ_ASSERT(qp.sq.fetched - qp.sq.completed <=
-		    qp.sq.posted - qp.sq.completed);
-	FUZZ_ASSERT(qp.sq.posted - qp.sq.completed <= SQ_DEPTH);
-	FUZZ_ASSERT(qp.rq.fetched - qp.rq.completed <=
-		    qp.rq.posted - qp.rq.completed);
-	FUZZ_ASSERT(qp.rq.posted - qp.rq.completed <= RQ_DEPTH);
-	FUZZ_ASSERT(qp.rq.fetched - qp.rq.completed <= 1);
-	check_srqs();
+	FUZZ_ASSERT(qp->sq.fetched - qp->sq.completed <=
+		    qp->sq.posted - qp->sq.completed);
+	FUZZ_ASSERT(qp->sq.posted - qp->sq.completed <= SQ_DEPTH);
+	FUZZ_ASSERT(qp->rq.fetched - qp->rq.completed <=
+		    qp->rq.posted - qp->rq.completed);
+	FUZZ_ASSERT(qp->rq.posted - qp->rq.completed <= RQ_DEPTH);
+	FUZZ_ASSERT(qp->rq.fetched - qp->rq.completed <= 1);
 
-	if (qp.xp.err || qp.state == DRAY_QPS_ERR)
+	if (qp->xp.err || qp->state == DRAY_QPS_ERR)
 		return;
-	FUZZ_ASSERT(qp.state == DRAY_QPS_RTS || qp.state == DRAY_QPS_SQD ||
-		    (qp.state == DRAY_QPS_RTR && (cfg.flags & CFG_RTR)));
+	FUZZ_ASSERT(qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQD ||
+		    (qp->state == DRAY_QPS_RTR && (cfg.flags & CFG_RTR)));
 
 	FUZZ_ASSERT(rs->epsn <= DRAY_PSN_MASK && rs->ack_psn <= DRAY_PSN_MASK);
 	FUZZ_ASSERT(rs->msn <= DRAY_AETH_MSN_MASK);
@@ -847,7 +956,7 @@ static void check_state(void)
 		FUZZ_ASSERT(rs->res_next < nres && rs->res_tx < nres);
 	}
 	for (i = 0; i < nres; i++) {
-		const struct dray_xp_res *r = &qp.rdb[i];
+		const struct dray_xp_res *r = &qp->rdb[i];
 
 		pending += r->pending;
 		FUZZ_ASSERT(r->type <= DRAY_XP_RES_ATOMIC);
@@ -868,9 +977,9 @@ static void check_state(void)
 	FUZZ_ASSERT(dray_xp_span(rq->una, rq->max_psn) <= DRAY_XP_MAX_SPAN);
 	FUZZ_ASSERT(rq->fetch - rq->head <= DRAY_XP_MAX_WQE);
 	FUZZ_ASSERT(rq->cur - rq->head <= rq->fetch - rq->head);
-	FUZZ_ASSERT(rq->fetch == qp.sq.fetched);
-	FUZZ_ASSERT(rq->head == qp.sq.completed);
-	FUZZ_ASSERT(rq->rd_atomic <= qp.max_rd_atomic);
+	FUZZ_ASSERT(rq->fetch == qp->sq.fetched);
+	FUZZ_ASSERT(rq->head == qp->sq.completed);
+	FUZZ_ASSERT(rq->rd_atomic <= qp->max_rd_atomic);
 	FUZZ_ASSERT(rq->win.cwnd <= DRAY_CWND_MAX);
 	/* The window: none before RTS, else within its bounds (AIMD). */
 	if (rq->win.cwnd) {
@@ -883,31 +992,63 @@ static void check_state(void)
 	}
 }
 
-/* Take the CQEs the device wrote; check each. */
+/* Every QP, and the SRQs they share. */
+static void check_state(void)
+{
+	u32 i;
+
+	for (i = 0; i < nr_qp; i++)
+		check_qp(&fqps[i]);
+	check_srqs();
+}
+
+/*
+ * The CQE of receive WQE @index of @f: on an SRQ the WQE as it was when
+ * @f took it; else the RQ's own (software reposts a slot only once its
+ * CQE is here).
+ */
+static struct taken_wqe rwqe_of(const struct fuzz_qp *f, u32 index)
+{
+	if (on_srq)
+		return f->taken[index % TAKEN_LOG];
+	return (struct taken_wqe){
+		.tag = index,
+		.len = rq_posted_len[index % RQ_DEPTH],
+		.bad = rq_bad_taken[index % RQ_DEPTH],
+	};
+}
+
+/*
+ * Take the CQEs the device wrote; check each. The CQ is shared: each CQE
+ * names one of the QPs, and each QP's completions are in its order.
+ */
 static void cq_consume(void)
 {
 	for (;;) {
 		struct dray_cqe *c = &cq_ring[dray_ring_slot(cq_ci, CQ_DEPTH)];
 		u8 phase = dray_ring_phase(cq_ci, CQ_DEPTH) ?
 			   DRAY_CQE_F_PHASE : 0;
+		struct taken_wqe w;
+		struct fuzz_qp *f;
 		u32 idx;
 
 		if ((c->flags & DRAY_CQE_F_PHASE) != phase)
 			break;
-		FUZZ_ASSERT(le32_to_cpu(c->qpn) == QPN);
+		f = qp_find(le32_to_cpu(c->qpn));
+		FUZZ_ASSERT(f);
 		FUZZ_ASSERT(c->status <= DRAY_CQE_ST_GENERAL_ERR);
 		idx = le32_to_cpu(c->wqe_index);
 		if (c->flags & DRAY_CQE_F_SEND_QUEUE) {
 			/* In order; unsignaled successes write none. */
 			FUZZ_ASSERT(c->opcode <= DRAY_CQE_FLUSH);
-			FUZZ_ASSERT(idx - sq_cqe_next < qp.sq.completed -
-							sq_cqe_next);
-			sq_cqe_next = idx + 1;
+			FUZZ_ASSERT(idx - f->sq_cqe_next <
+				    f->qp.sq.completed - f->sq_cqe_next);
+			f->sq_cqe_next = idx + 1;
 		} else {
 			/*
 			 * Every receive WQE completes, in order; on an SRQ
-			 * naming the tag of the WQE the QP took (the QP is the
-			 * SRQ's only taker: its Nth WQE is the SRQ's Nth),
+			 * one the QP took, naming the tag the WQE had when
+			 * taken (step_end(): which the SRQ's order gave it),
 			 * an XRC one also its SRQ.
 			 */
 			FUZZ_ASSERT(c->opcode == DRAY_CQE_RECV ||
@@ -916,21 +1057,21 @@ static void cq_consume(void)
 			FUZZ_ASSERT(!(c->flags2 & DRAY_CQE_F2_XRC) == !xrc);
 			if (xrc)
 				FUZZ_ASSERT(le32_to_cpu(c->src_qpn) == SRQN);
-			FUZZ_ASSERT(idx == (on_srq ?
-					    srq_tags[rq_cqe_next % SRQ_DEPTH] :
-					    rq_cqe_next));
-			idx = rq_cqe_next++;
+			if (on_srq)
+				FUZZ_ASSERT(f->rq_cqe_next != f->qp.rq.fetched);
+			w = rwqe_of(f, f->rq_cqe_next);
+			FUZZ_ASSERT(idx == w.tag);
+			idx = f->rq_cqe_next++;
 			/* A malformed WQE taken completes with the error. */
-			if (rq_bad_taken[idx % RQ_DEPTH])
+			if (w.bad)
 				FUZZ_ASSERT(c->status == DRAY_CQE_ST_LOC_QP_OP_ERR);
 			if (c->status == DRAY_CQE_ST_SUCCESS &&
 			    c->opcode == DRAY_CQE_RECV)
-				FUZZ_ASSERT(le32_to_cpu(c->byte_len) <=
-					    rq_posted_len[idx % RQ_DEPTH]);
+				FUZZ_ASSERT(le32_to_cpu(c->byte_len) <= w.len);
 		}
-		TRACE("  cqe %s wqe %u opcode %#x status %u verr %#x len %u\n",
-		      c->flags & DRAY_CQE_F_SEND_QUEUE ? "SQ" : "RQ", idx,
-		      c->opcode, c->status, c->vendor_err,
+		TRACE("  cqe qp %#x %s wqe %u opcode %#x status %u verr %#x len %u\n",
+		      f->qp.qpn, c->flags & DRAY_CQE_F_SEND_QUEUE ? "SQ" : "RQ",
+		      idx, c->opcode, c->status, c->vendor_err,
 		      le32_to_cpu(c->byte_len));
 		cq_ci++;
 	}
@@ -941,35 +1082,36 @@ static void cq_consume(void)
  * A READ response carries the memory its request named: the bytes of the
  * MR (or the window's part of MR_RW) at the address of its packet.
  */
-static void check_read_data(const struct dray_pkt *pkt, u32 f,
-			    const u8 *pay, u32 len)
+static void check_read_data(struct fuzz_qp *fq, const struct dray_pkt *pkt,
+			    u32 f, const u8 *pay, u32 len)
 {
-	u32 mtu = dray_mtu_bytes(qp.path_mtu), i;
+	const struct dray_hw_qp *qp = &fq->qp;
+	u32 mtu = dray_mtu_bytes(qp->path_mtu), i;
 	const struct dray_xp_res *r = NULL;
 	int m = MR_RW;
 	u64 va, off;
 
-	for (i = 0; qp.rdb && i < qp.max_dest_rd_atomic; i++)
-		if (qp.rdb[i].type == DRAY_XP_RES_READ && qp.rdb[i].pending &&
-		    dray_psn_add(qp.rdb[i].tx_psn, qp.rdb[i].tx_pkt) ==
+	for (i = 0; qp->rdb && i < qp->max_dest_rd_atomic; i++)
+		if (qp->rdb[i].type == DRAY_XP_RES_READ && qp->rdb[i].pending &&
+		    dray_psn_add(qp->rdb[i].tx_psn, qp->rdb[i].tx_pkt) ==
 		    pkt->psn)
-			r = &qp.rdb[i];
+			r = &qp->rdb[i];
 	FUZZ_ASSERT(r);
 	/*
 	 * Never ahead of the furthest response sent for the request: a
 	 * duplicate READ asking from a packet not yet sent is dropped (those
 	 * come anyway; starting there would skip the ones before it).
 	 */
-	i = r - qp.rdb;
-	FUZZ_ASSERT(i < ARRAY_SIZE(read_tx));
-	if (!read_tx[i].seen || read_tx[i].psn != r->psn) {
-		read_tx[i].seen = true;
-		read_tx[i].psn = r->psn;
-		read_tx[i].next = r->psn;
+	i = r - qp->rdb;
+	FUZZ_ASSERT(i < ARRAY_SIZE(fq->read_tx));
+	if (!fq->read_tx[i].seen || fq->read_tx[i].psn != r->psn) {
+		fq->read_tx[i].seen = true;
+		fq->read_tx[i].psn = r->psn;
+		fq->read_tx[i].next = r->psn;
 	}
-	FUZZ_ASSERT(dray_psn_cmp(pkt->psn, read_tx[i].next) <= 0);
-	if (pkt->psn == read_tx[i].next)
-		read_tx[i].next = dray_psn_add(pkt->psn, 1);
+	FUZZ_ASSERT(dray_psn_cmp(pkt->psn, fq->read_tx[i].next) <= 0);
+	if (pkt->psn == fq->read_tx[i].next)
+		fq->read_tx[i].next = dray_psn_add(pkt->psn, 1);
 	/*
 	 * The opcodes of the original response at these PSNs, also when a
 	 * duplicate asks from the middle: a first only at the request's
@@ -985,7 +1127,8 @@ static void check_read_data(const struct dray_pkt *pkt, u32 f,
 		m = MR_RO;
 		off = va - mrs[MR_RO].iova;
 	} else {
-		FUZZ_ASSERT(!mr_gone[MR_RW] && rw_offset(r->rkey, va, &off));
+		FUZZ_ASSERT(!mr_gone[MR_RW] &&
+			    rw_offset(fq, r->rkey, va, &off));
 	}
 	FUZZ_ASSERT(off + len <= mrs[m].length);
 	for (i = 0; i < len; i++)
@@ -996,7 +1139,9 @@ static void check_read_data(const struct dray_pkt *pkt, u32 f,
 static void tx_check(struct sk_buff *skb)
 {
 	static u8 buf[DRAY_ETH_HLEN + 65536];
-	bool ipv6 = !qp.path.ipv4;
+	const struct dray_hw_qp *qp = &fqps[0].qp;
+	bool ipv6 = !qp->path.ipv4;
+	struct fuzz_qp *from;
 	struct dray_wire_l3 l3;
 	struct dray_pkt pkt;
 	u32 len = skb->len, l4, pay, crc, f;
@@ -1012,8 +1157,6 @@ static void tx_check(struct sk_buff *skb)
 	len -= DRAY_ETH_HLEN;
 	FUZZ_ASSERT(!dray_wire_parse_l3(ip, len, len, ipv6, &l3));
 	FUZZ_ASSERT(l3.ip_hlen + DRAY_UDP_HLEN + l3.udp_len == len);
-	FUZZ_ASSERT(!memcmp(l3.sgid, qp.path.sgid, 16) &&
-		    !memcmp(l3.dgid, qp.path.dgid, 16));
 	l4 = l3.ip_hlen + DRAY_UDP_HLEN;
 	hlen = dray_wire_parse(ip + l4, l3.udp_len, &pkt);
 	FUZZ_ASSERT(hlen > 0);
@@ -1021,14 +1164,25 @@ static void tx_check(struct sk_buff *skb)
 	/* An XRC target answers with XRC opcodes and sends no request. */
 	FUZZ_ASSERT(f & (xrc ? DRAY_OPF_XRC : DRAY_OPF_RC));
 	FUZZ_ASSERT(!xrc || (f & DRAY_OPF_RESP));
-	FUZZ_ASSERT(pkt.qpn == PEER_QPN && pkt.pkey == DRAY_PKEY_DEFAULT);
+	/*
+	 * To the peer of a QP, and from the QP the transport runs for (a
+	 * frame for one QP or a pass over it sends nothing for another).
+	 */
+	for (from = fqps; from < fqps + nr_qp; from++)
+		if (pkt.qpn == from->peer_qpn)
+			break;
+	FUZZ_ASSERT(from < fqps + nr_qp && (!cur || from == cur));
+	FUZZ_ASSERT(pkt.pkey == DRAY_PKEY_DEFAULT);
+	qp = &from->qp;
+	FUZZ_ASSERT(!memcmp(l3.sgid, qp->path.sgid, 16) &&
+		    !memcmp(l3.dgid, qp->path.dgid, 16));
 	FUZZ_ASSERT(l3.udp_len >= hlen + pkt.pad + DRAY_ICRC_BYTES);
 	pay = l3.udp_len - hlen - pkt.pad - DRAY_ICRC_BYTES;
 	FUZZ_ASSERT((pay + pkt.pad) % 4 == 0);
-	FUZZ_ASSERT(pay <= dray_mtu_bytes(qp.path_mtu));
+	FUZZ_ASSERT(pay <= dray_mtu_bytes(qp->path_mtu));
 	FUZZ_ASSERT((f & DRAY_OPF_PAYLOAD) || (!pay && !pkt.pad));
 	if ((f & DRAY_OPF_PAYLOAD) && !(f & DRAY_OPF_END))
-		FUZZ_ASSERT(pay == dray_mtu_bytes(qp.path_mtu));
+		FUZZ_ASSERT(pay == dray_mtu_bytes(qp->path_mtu));
 
 	crc = dray_icrc_begin(ip, ipv6, ip + l3.ip_hlen, DRAY_UDP_HLEN + hlen);
 	crc = dray_icrc_update(crc, ip + l4 + hlen, pay + pkt.pad);
@@ -1039,57 +1193,146 @@ static void tx_check(struct sk_buff *skb)
 		FUZZ_ASSERT(skb->ip_summed == CHECKSUM_PARTIAL &&
 			    skb->csum_offset == 6);
 
-	TRACE("  tx %s psn %#x len %u syndrome %#x msn %u\n",
-	      dray_opcodes[pkt.opcode].name, pkt.psn, pay, pkt.syndrome,
-	      pkt.msn);
+	TRACE("  tx qp %#x %s psn %#x len %u syndrome %#x msn %u\n",
+	      qp->qpn, dray_opcodes[pkt.opcode].name, pkt.psn, pay,
+	      pkt.syndrome, pkt.msn);
 	if (f & DRAY_OPF_REQ) {
 		/* The requester sends at its cursor. */
-		FUZZ_ASSERT(pkt.psn == qp.xp.req.psn);
+		FUZZ_ASSERT(pkt.psn == qp->xp.req.psn);
 	} else {
 		/* A response never names a request not yet received. */
-		FUZZ_ASSERT(dray_psn_cmp(pkt.psn, qp.xp.resp.epsn) <= 0);
+		FUZZ_ASSERT(dray_psn_cmp(pkt.psn, qp->xp.resp.epsn) <= 0);
 		if (f & DRAY_OPF_AETH)
-			FUZZ_ASSERT(pkt.msn == qp.xp.resp.msn);
+			FUZZ_ASSERT(pkt.msn == qp->xp.resp.msn);
 		if (f & (DRAY_OPF_READ | DRAY_OPF_ATOMIC))
-			FUZZ_ASSERT(dray_psn_cmp(pkt.psn, qp.xp.resp.epsn) < 0);
+			FUZZ_ASSERT(dray_psn_cmp(pkt.psn, qp->xp.resp.epsn) < 0);
 		if (f & DRAY_OPF_READ)
-			check_read_data(&pkt, f, ip + l4 + hlen, pay);
+			check_read_data(from, &pkt, f, ip + l4 + hlen, pay);
 	}
 }
 
-/* --- one engine pass for the QP, as dev_engine.c's engine_qp() --------- */
+/* --- one engine pass for a QP, as dev_engine.c's engine_qp() ---------- */
 
-static void engine_qp(bool timer, bool late)
+static void engine_qp(struct dray_hw_qp *qp, bool timer, bool late)
 {
-	if (qp.state == DRAY_QPS_ERR) {
-		if (qp.err_pending) {
-			qp.err_pending = false;
-			dray_xport_error(&hw, &qp);
+	if (qp->state == DRAY_QPS_ERR) {
+		if (qp->err_pending) {
+			qp->err_pending = false;
+			dray_xport_error(&hw, qp);
 		}
-		dray_hw_qp_flush(&hw, &qp);
+		dray_hw_qp_flush(&hw, qp);
 		return;
 	}
-	dray_hw_wq_poll(&hw, &qp, &qp.sq);
-	dray_hw_wq_poll(&hw, &qp, &qp.rq);
-	if (qp.state == DRAY_QPS_ERR)
+	dray_hw_wq_poll(&hw, qp, &qp->sq);
+	dray_hw_wq_poll(&hw, qp, &qp->rq);
+	if (qp->state == DRAY_QPS_ERR)
 		return;
-	if (timer && qp.deadline) {
-		if (time_after(qp.deadline, jiffies))
-			jiffies = qp.deadline;
+	if (timer && qp->deadline) {
+		if (time_after(qp->deadline, jiffies))
+			jiffies = qp->deadline;
 		if (late)
 			jiffies += 4 * HZ;
 	}
-	if (qp.deadline && time_after_eq(jiffies, qp.deadline)) {
-		qp.deadline = 0;
-		dray_xport_timer(&hw, &qp);
+	if (qp->deadline && time_after_eq(jiffies, qp->deadline)) {
+		qp->deadline = 0;
+		dray_xport_timer(&hw, qp);
 	}
-	if (dray_xport_want_run(&qp))
-		dray_xport_send(&hw, &qp);
-	dray_hw_sq_publish(&hw, &qp);
-	if (qp.state == DRAY_QPS_SQD && qp.sq_draining &&
-	    dray_xport_sq_idle(&qp)) {
-		qp.sq_draining = false;
-		dray_hw_qp_event(&hw, &qp, DRAY_EQE_SQ_DRAINED);
+	if (dray_xport_want_run(qp))
+		dray_xport_send(&hw, qp);
+	dray_hw_sq_publish(&hw, qp);
+	if (qp->state == DRAY_QPS_SQD && qp->sq_draining &&
+	    dray_xport_sq_idle(qp)) {
+		qp->sq_draining = false;
+		dray_hw_qp_event(&hw, qp, DRAY_EQE_SQ_DRAINED);
+	}
+}
+
+/*
+ * Who took the SRQ's WQEs. Around each call into the transport for one
+ * QP (a frame it receives, its engine pass, a command), the WQEs the SRQ
+ * gave out went to that QP only, one each: the SRQ's next ones, in its
+ * order, each recorded as it was when taken for the QP's CQEs to name
+ * (cq_consume()). A WQE taken below an armed limit fired it.
+ */
+static struct {
+	bool	on;		/* the SRQ was there */
+	bool	armed;
+	u32	taken;
+	u32	fetched[NR_QP];
+	long	events;
+} step;
+
+static void step_begin(struct fuzz_qp *f)
+{
+	u32 i;
+
+	cur = f;
+	step.on = srq.hw;
+	step.armed = srq.hw && srq.hw->limit;
+	step.taken = srq.hw ? srq.hw->taken : 0;
+	step.events = fuzz_counts.events;
+	for (i = 0; i < nr_qp; i++)
+		step.fetched[i] = fqps[i].qp.rq.fetched;
+}
+
+static void step_end(void)
+{
+	const struct dray_hw_srq *h = srq.hw;
+	struct fuzz_qp *taker = NULL;
+	u32 i, n = 0, s, r;
+
+	if (!on_srq)
+		goto out;
+	for (i = 0; i < nr_qp; i++) {
+		u32 d = fqps[i].qp.rq.fetched - step.fetched[i];
+
+		if (!d)
+			continue;
+		/* One QP took, the one the call was for. */
+		FUZZ_ASSERT(!taker && (!cur || cur == &fqps[i]));
+		taker = &fqps[i];
+		n = d;
+	}
+	if (!step.on || !h) {
+		FUZZ_ASSERT(!n);	/* destroyed, or there was none */
+		goto out;
+	}
+	/* Each WQE given out, taken once: n of them, the SRQ's next n. */
+	FUZZ_ASSERT(h->taken - step.taken == n);
+	for (i = 0; i < n; i++) {
+		s = (step.taken + i) % SRQ_DEPTH;
+		r = step.fetched[taker - fqps] + i;
+		taker->taken[r % TAKEN_LOG] = (struct taken_wqe){
+			.tag = srq_tags[s],
+			.len = rq_posted_len[s],
+			.bad = rq_bad[s],
+		};
+	}
+	/* The device's record of the WQE it holds: the last one taken. */
+	if (n)
+		FUZZ_ASSERT(taker->qp.srq_tag == srq_tags[s]);
+	/* A WQE taken below an armed limit fired it (and disarmed it). */
+	if (step.armed && n && !h->error)
+		FUZZ_ASSERT(!h->limit || h->posted - h->taken >= h->limit);
+	if (step.armed && !h->limit)
+		FUZZ_ASSERT(fuzz_counts.events > step.events);
+out:
+	cur = NULL;
+}
+
+/*
+ * One engine pass: each QP in turn (dev_engine.c's active list); @timer
+ * and @late for the QP @t only.
+ */
+static void engine(const struct fuzz_qp *t, bool timer, bool late)
+{
+	u32 i;
+
+	for (i = 0; i < nr_qp; i++) {
+		step_begin(&fqps[i]);
+		engine_qp(&fqps[i].qp, t == &fqps[i] && timer,
+			  t == &fqps[i] && late);
+		step_end();
 	}
 }
 
@@ -1179,9 +1422,11 @@ static void srq_arm_limit(void)
 				   1, SRQ_DEPTH - 1);
 }
 
-static void command(u8 cmd)
+/* Command @cmd; those of a QP (CMD_SQD to CMD_ERR) for @f. */
+static void command(struct fuzz_qp *f, u8 cmd)
 {
-	u8 state = qp.state;
+	struct dray_hw_qp *qp = &f->qp;
+	u8 state = qp->state;
 
 	TRACE("command %u\n", cmd);
 	switch (cmd) {
@@ -1194,7 +1439,9 @@ static void command(u8 cmd)
 			       cmd == CMD_DESTROY_SRC ? MR_SRC : MR_RW);
 		break;
 	case CMD_INVALIDATE_MW:
-		if (!dray_hw_key_invalidate(&hw, qp.pdn, &qp, MW_KEY, false))
+		/* Software's LOCAL_INV, posted to the first QP. */
+		if (!dray_hw_key_invalidate(&hw, fqps[0].qp.pdn, &fqps[0].qp,
+					    MW_KEY, false))
 			FUZZ_ASSERT(mr_gone[MR_RW] || !mrs[MR_RW].windows);
 		break;
 	case CMD_SQD:
@@ -1202,21 +1449,21 @@ static void command(u8 cmd)
 		/* RTS -> SQD starts draining (dev_qp.c); SQD -> RTS resumes. */
 		if (state != (cmd == CMD_SQD ? DRAY_QPS_RTS : DRAY_QPS_SQD))
 			break;
-		qp.state = cmd == CMD_SQD ? DRAY_QPS_SQD : DRAY_QPS_RTS;
-		qp.sq_draining = cmd == CMD_SQD;
-		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_STATE, state);
+		qp->state = cmd == CMD_SQD ? DRAY_QPS_SQD : DRAY_QPS_RTS;
+		qp->sq_draining = cmd == CMD_SQD;
+		dray_xport_modify(&hw, qp, DRAY_QP_ATTR_STATE, state);
 		break;
 	case CMD_RETRY:
 		if (state != DRAY_QPS_RTS && state != DRAY_QPS_SQD)
 			break;
-		qp.retry_cnt = (qp.retry_cnt + 1) & 7;
-		qp.rnr_retry = (qp.rnr_retry + 3) & 7;
-		dray_xport_modify(&hw, &qp, DRAY_QP_ATTR_RETRY_CNT |
+		qp->retry_cnt = (qp->retry_cnt + 1) & 7;
+		qp->rnr_retry = (qp->rnr_retry + 3) & 7;
+		dray_xport_modify(&hw, qp, DRAY_QP_ATTR_RETRY_CNT |
 				  DRAY_QP_ATTR_RNR_RETRY, state);
 		break;
 	case CMD_REWRITE_SQ: {
 		/* Against the rules (dray_queue.h), but a process may. */
-		struct dray_sq_wqe *w = wq_slot(sq_ring, qp.sq.completed,
+		struct dray_sq_wqe *w = wq_slot(f->sq_ring, qp->sq.completed,
 						SQ_DEPTH, SQ_LOG_STRIDE);
 
 		w->opcode ^= 1;
@@ -1225,7 +1472,7 @@ static void command(u8 cmd)
 	}
 	case CMD_ERR:
 		/* dev_qp.c's qp_set_state(): asked for by software. */
-		dray_hw_qp_error(&hw, &qp, 0, DRAY_VERR_NONE);
+		dray_hw_qp_error(&hw, qp, 0, DRAY_VERR_NONE);
 		break;
 	case CMD_REWRITE_SRQ:
 		srq_rewrite();
@@ -1250,11 +1497,15 @@ static void command(u8 cmd)
 
 static u8 frame[DRAY_ETH_HLEN + DRAY_IPV6_HLEN + DRAY_UDP_HLEN + 65536];
 
-/* Put the peer's IP/UDP headers and the ICRC around @body. */
+/*
+ * Put the peer's IP/UDP headers and the ICRC around @body; the BTH
+ * pointed at the first QP unless F_KEEP_QPN, or it names the second.
+ */
 static u32 frame_build(const u8 *body, u32 len, u8 ctl)
 {
+	const struct dray_hw_path *path = &fqps[0].qp.path;
 	struct dray_wire_addr a = {
-		.ipv6 = !qp.path.ipv4,
+		.ipv6 = !path->ipv4,
 		.hop_limit = 64,
 		.sport = 0xc321,
 	};
@@ -1263,12 +1514,13 @@ static u32 frame_build(const u8 *body, u32 len, u8 ctl)
 
 	memcpy(a.smac, peer_mac, 6);
 	memcpy(a.dmac, hw_mac, 6);
-	memcpy(a.sgid, qp.path.dgid, 16);
-	memcpy(a.dgid, qp.path.sgid, 16);
+	memcpy(a.sgid, path->dgid, 16);
+	memcpy(a.dgid, path->sgid, 16);
 	l2l4 = dray_wire_build_l3(&a, len + DRAY_ICRC_BYTES, frame);
 	bth = frame + l2l4;
 	memcpy(bth, body, len);
-	if (!(ctl & F_KEEP_QPN) && len >= sizeof(struct dray_bth)) {
+	if (!(ctl & F_KEEP_QPN) && len >= sizeof(struct dray_bth) &&
+	    !(nr_qp > 1 && (get32(bth + 4) & DRAY_QPN_MASK) == QPN2)) {
 		bth[5] = QPN >> 16;
 		bth[6] = QPN >> 8;
 		bth[7] = QPN & 0xff;
@@ -1289,16 +1541,21 @@ static u32 frame_build(const u8 *body, u32 len, u8 ctl)
 
 static void deliver(const u8 *body, u32 len, u8 ctl)
 {
-	bool ipv6 = !qp.path.ipv4;
+	const struct dray_hw_qp *qp = &fqps[0].qp;
+	bool ipv6 = !qp->path.ipv4;
+	struct fuzz_qp *to;
 	struct allowed a;
 	struct sk_buff *skb;
 	const u8 *ip;
 	u32 iplen, taken;
-	bool armed;
+	u8 mw_state;
 
 	if ((ctl & F_RAW) && !len) {
-		command(ctl >> 4);
-		engine_qp(false, false);
+		to = &fqps[nr_qp > 1 && (ctl & C_QP2)];
+		step_begin(to);
+		command(to, ctl >> 4);
+		step_end();
+		engine(NULL, false, false);
 		check_memory(&(struct allowed){ .mr = -1 });
 		check_state();
 		return;
@@ -1312,33 +1569,39 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	}
 	if (ctl & F_POST_RQ)
 		rq_post();
-	a = frame_allowed(ip, iplen, ipv6);
+	a = frame_allowed(ip, iplen, ipv6, &to);
 
 	skb = fuzz_skb_from(ip, iplen);
 	skb->protocol = htons(ipv6 ? ETH_P_IPV6 : ETH_P_IP);
 	skb->dev = &ndev;
 	skb->pkt_type = ctl & F_LOOPBACK ? PACKET_LOOPBACK : PACKET_HOST;
 	fuzz_fail_alloc = ctl & F_NOMEM;
-	TRACE("rx ctl %#x len %u: %s\n", ctl, iplen,
+	TRACE("rx ctl %#x len %u qp %#x: %s\n", ctl, iplen,
+	      to ? to->qp.qpn : 0,
 	      iplen > 28 ? dray_opcodes[ip[ipv6 ? 48 : 28]].name ?: "?" : "-");
-	taken = qp.rq.fetched;
-	armed = srq.hw && srq.hw->limit;
+	taken = qp->rq.fetched;
+	mw_state = mw.state;
+	step_begin(to);
 	dray_xport_rx(&hw, skb);
-	/* A WQE taken below an armed limit fired it (and disarmed it). */
-	if (armed && taken != qp.rq.fetched && !srq.hw->error)
-		FUZZ_ASSERT(!srq.hw->limit ||
-			    srq.hw->posted - srq.hw->taken >= srq.hw->limit);
-	for (; taken != qp.rq.fetched; taken++)
-		if (rq_bad[taken % RQ_DEPTH])
-			rq_bad_taken[taken % RQ_DEPTH] = true;
-	engine_qp(ctl & F_TIMER, ctl & F_LATE);
+	step_end();
+	if (!on_srq)
+		for (; taken != qp->rq.fetched; taken++)
+			if (rq_bad[taken % RQ_DEPTH])
+				rq_bad_taken[taken % RQ_DEPTH] = true;
+	/* The window is bound to the first QP: no other invalidates it. */
+	if (to && to != &fqps[0])
+		FUZZ_ASSERT(mw.state == mw_state);
+	engine(to ?: &fqps[0], ctl & F_TIMER, ctl & F_LATE);
 	fuzz_fail_alloc = false;
 	check_memory(&a);
 	check_state();
-	TRACE("  state %u err %d epsn %#x msn %u | una %#x psn %#x max %#x head %u fetch %u\n",
-	      qp.state, qp.xp.err, qp.xp.resp.epsn, qp.xp.resp.msn,
-	      qp.xp.req.una, qp.xp.req.psn, qp.xp.req.max_psn, qp.xp.req.head,
-	      qp.xp.req.fetch);
+	for (to = fqps; to < fqps + nr_qp; to++)
+		TRACE("  qp %#x state %u err %d epsn %#x msn %u | una %#x psn %#x max %#x head %u fetch %u\n",
+		      to->qp.qpn, to->qp.state, to->qp.xp.err,
+		      to->qp.xp.resp.epsn, to->qp.xp.resp.msn,
+		      to->qp.xp.req.una, to->qp.xp.req.psn,
+		      to->qp.xp.req.max_psn, to->qp.xp.req.head,
+		      to->qp.xp.req.fetch);
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
@@ -1346,16 +1609,20 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	u32 i;
+
 	(void)argc;
 	(void)argv;
-	sq_ring = calloc(SQ_DEPTH, 1U << SQ_LOG_STRIDE);
-	rq_ring = calloc(RQ_DEPTH, 1U << RQ_LOG_STRIDE);
+	for (i = 0; i < NR_QP; i++) {
+		fqps[i].sq_ring = calloc(SQ_DEPTH, 1U << SQ_LOG_STRIDE);
+		fqps[i].rq_ring = calloc(RQ_DEPTH, 1U << RQ_LOG_STRIDE);
+		FUZZ_ASSERT(fqps[i].sq_ring && fqps[i].rq_ring);
+	}
 	cq_ring = calloc(CQ_DEPTH, sizeof(*cq_ring));
 	other_cq_ring = calloc(CQ_DEPTH, sizeof(*other_cq_ring));
 	srq.ring = calloc(SRQ_DEPTH, 1U << SRQ_LOG_STRIDE);
 	other_srq.ring = calloc(SRQ_DEPTH, 1U << SRQ_LOG_STRIDE);
-	FUZZ_ASSERT(sq_ring && rq_ring && cq_ring && other_cq_ring &&
-		    srq.ring && other_srq.ring);
+	FUZZ_ASSERT(cq_ring && other_cq_ring && srq.ring && other_srq.ring);
 	fuzz_tx_hook = tx_check;
 	trace = getenv("FUZZ_TRACE");
 	return 0;
@@ -1365,7 +1632,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct allowed none = { .mr = -1 };
 	size_t pos = CFG_BYTES;
-	u32 frames = 0;
+	u32 frames = 0, i;
 
 	if (size < CFG_BYTES)
 		return 0;
@@ -1376,18 +1643,18 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 #if FUZZ_COMP
 	if (pos < size) {
-		u32 n = data[pos++] % (SQ_WQES + 1), i;
+		u32 n = data[pos++] % (SQ_WQES + 1);
 
 		for (i = 0; i < n && pos + WQE_DESC <= size; i++) {
-			if (le32_to_cpu(sq_db.producer) - qp.sq.completed <
-			    SQ_DEPTH)
+			if (le32_to_cpu(fqps[0].sq_db.producer) -
+			    fqps[0].qp.sq.completed < SQ_DEPTH)
 				sq_post(data + pos);
 			pos += WQE_DESC;
 		}
 	}
 #endif
 	/* The first pass: doorbells read, requests sent. */
-	engine_qp(false, false);
+	engine(NULL, false, false);
 	check_memory(&none);
 	check_state();
 	cq_consume();
@@ -1404,12 +1671,24 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		if (!(cfg.flags & CFG_LAZY_CQ) || ++frames % 8 == 0)
 			cq_consume();
 	}
-	/* Let the QP finish: a pass that sends what is owed, then a flush. */
-	engine_qp(true, false);
+	/* Let the QPs finish: a pass that sends what is owed, then a flush. */
+	for (i = 0; i < nr_qp; i++)
+		engine(&fqps[i], true, false);
 	check_memory(&none);
+	check_srqs();
 	cq_consume();
 
+	/* Nothing either QP sent or received is left over. */
 	FUZZ_ASSERT(fuzz_counts.skbs == 0 && fuzz_counts.frag_pages == 0);
+	/* DESTROY_QP of each (dev_qp.c): unpublished, transport reset. */
+	for (i = 0; i < nr_qp; i++) {
+		struct dray_hw_qp *qp = &fqps[i].qp;
+
+		FUZZ_ASSERT(xa_erase(&hw.engine.qps, qp->qpn) == qp);
+		dray_xport_reset(&hw, qp);
+		free(qp->rdb);
+		qp->rdb = NULL;
+	}
 	srq_destroy(&srq);
 	srq_destroy(&other_srq);
 	hw.engine.lock.held = 0;
