@@ -11,12 +11,14 @@
  * fuzz_resp: request sequences a requester sends (every RC request
  * opcode, segmented messages, duplicates, a PSN gap, RNR, remote
  * invalidation of the window, bad keys; on an SRQ, with its WQEs
- * rewritten, its producer index broken and its limit armed; as an XRC
+ * rewritten, its producer index broken and its limit armed; two QPs on
+ * the SRQ with messages to both interleaved (srq2-*); as an XRC
  * target, to its domain's SRQ and another's, the SRQ destroyed inside a
  * message). fuzz_comp: send WQEs and the
  * responses a responder gives them (ACKs, READ responses, atomic ACKs,
- * NAKs of each kind, timeouts). The captured seeds (cap-*) come from
- * pcap2seeds.py; see Documentation/testing.md.
+ * NAKs of each kind, timeouts), and SENDs to two QPs on an SRQ around
+ * them. The captured seeds (cap-*) come from pcap2seeds.py; see
+ * Documentation/testing.md.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,9 @@
 #define IOVA_RO		0x40000
 #define MW_IOVA		0x7000000ULL
 #define RQ_PSN		0x00abcd
+#define QPN		0x11
+#define QPN2		0x12		/* CFG_QP2's QP */
+#define RQ_PSN2		(RQ_PSN + 0x100)	/* + QP2_PSN_OFF */
 #define SQ_PSN		0xfffff0	/* wraps during the longer seeds */
 
 #define F_RAW		0x01
@@ -56,9 +61,11 @@
 #define CMD_SRQ_BAD_PI		11
 #define CMD_SRQ_LIMIT		12
 #define CMD_DESTROY_SRQ		13
+#define C_QP2			0x02	/* a QP's command: to the second */
 /* fuzz_xport.c's configuration flags and SRQ numbers. */
 #define CFG_SRQ			0x40
 #define CFG_XRC			0x80
+#define CFG_QP2			0x80	/* rq_sge: a second QP on the SRQ */
 #define SRQN			2
 #define OTHER_SRQN		3
 
@@ -109,9 +116,12 @@ static void save(const char *target, const char *name, const struct seed *s)
 	}
 }
 
-/* The fuzz_xport.c configuration block (struct cfg). */
-static void cfg(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
-		u8 timeout)
+/*
+ * The fuzz_xport.c configuration block (struct cfg); @qp2: CFG_QP2, a
+ * second QP on the SRQ.
+ */
+static void cfg_qps(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
+		    u8 timeout, bool qp2)
 {
 	put8(s, flags);
 	put8(s, MTU_CFG);
@@ -123,17 +133,30 @@ static void cfg(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
 	put8(s, timeout);
 	put8(s, 12);			/* min_rnr_timer */
 	put8(s, rq_wqes);
-	put8(s, 2);			/* 3 SGEs per receive WQE */
+	put8(s, 2 | (qp2 ? CFG_QP2 : 0));	/* 3 SGEs per receive WQE */
 	put16(s, 4999);			/* SGE lengths */
 	put16(s, 0x123);		/* MR_RW's iova in its page */
 	put32(s, RQ_PSN);
 	put32(s, SQ_PSN);
 }
 
+static void cfg(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
+		u8 timeout)
+{
+	cfg_qps(s, flags, max_dest, rq_wqes, timeout, false);
+}
+
 /* A command record: what software does between two frames. */
 static void cmd(struct seed *s, u8 c)
 {
 	put8(s, F_RAW | c << 4);
+	put16(s, 0);
+}
+
+/* A QP's command record (CMD_SQD to CMD_ERR) for the second QP. */
+static void cmd_qp2(struct seed *s, u8 c)
+{
+	put8(s, F_RAW | C_QP2 | c << 4);
 	put16(s, 0);
 }
 
@@ -157,11 +180,28 @@ static void frame(struct seed *s, u8 ctl, struct dray_pkt *p, u32 paylen,
 		put8(s, 0);
 }
 
+/* A request to QP @qpn (the harness points other QPNs at QPN). */
+static void req_to(struct seed *s, u32 qpn, u8 ctl, u8 op, u32 psn,
+		   u32 paylen, bool ackreq)
+{
+	struct dray_pkt p = { .opcode = op, .psn = psn, .ackreq = ackreq,
+			      .qpn = qpn };
+
+	frame(s, ctl, &p, paylen, (u8)psn);
+}
+
 static void req(struct seed *s, u8 ctl, u8 op, u32 psn, u32 paylen,
 		bool ackreq)
 {
-	struct dray_pkt p = { .opcode = op, .psn = psn, .ackreq = ackreq,
-			      .qpn = 0x11 };
+	req_to(s, QPN, ctl, op, psn, paylen, ackreq);
+}
+
+static void rdma_to(struct seed *s, u32 qpn, u8 ctl, u8 op, u32 psn,
+		    u32 rkey, u64 va, u32 dma_len, u32 paylen)
+{
+	struct dray_pkt p = { .opcode = op, .psn = psn, .rkey = rkey,
+			      .va = va, .dma_len = dma_len, .ackreq = true,
+			      .qpn = qpn, .imm = cpu_to_be32(0x1234) };
 
 	frame(s, ctl, &p, paylen, (u8)psn);
 }
@@ -169,20 +209,23 @@ static void req(struct seed *s, u8 ctl, u8 op, u32 psn, u32 paylen,
 static void rdma(struct seed *s, u8 ctl, u8 op, u32 psn, u32 rkey, u64 va,
 		 u32 dma_len, u32 paylen)
 {
-	struct dray_pkt p = { .opcode = op, .psn = psn, .rkey = rkey,
-			      .va = va, .dma_len = dma_len, .ackreq = true,
-			      .qpn = 0x11, .imm = cpu_to_be32(0x1234) };
+	rdma_to(s, QPN, ctl, op, psn, rkey, va, dma_len, paylen);
+}
 
-	frame(s, ctl, &p, paylen, (u8)psn);
+static void atomic_to(struct seed *s, u32 qpn, u8 op, u32 psn, u32 rkey,
+		      u64 va)
+{
+	struct dray_pkt p = { .opcode = op, .psn = psn, .rkey = rkey,
+			      .va = va, .swap_add = 5,
+			      .compare = 0x4141414141414141ULL,
+			      .ackreq = true, .qpn = qpn };
+
+	frame(s, 0, &p, 0, 0);
 }
 
 static void atomic(struct seed *s, u8 op, u32 psn, u32 rkey, u64 va)
 {
-	struct dray_pkt p = { .opcode = op, .psn = psn, .rkey = rkey,
-			      .va = va, .swap_add = 5, .compare = 0x4141414141414141ULL,
-			      .ackreq = true, .qpn = 0x11 };
-
-	frame(s, 0, &p, 0, 0);
+	atomic_to(s, QPN, op, psn, rkey, va);
 }
 
 /* An XRC request (IBTA annex A14): @op's XRC opcode, naming XRC SRQ @srqn. */
@@ -277,6 +320,105 @@ static void resp_srq_seeds(void)
 	xrc(&s, 0, DRAY_OP_SEND_LAST, RQ_PSN + 1, SRQN, 0, 0, 0, 10);
 	xrc(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 2, SRQN, 0, 0, 0, 10);
 	save("fuzz_resp", "xrc-destroy-srq", &s);
+}
+
+/*
+ * fuzz_resp with a second QP on the SRQ (CFG_QP2): messages to both
+ * interleaved, each QP taking the SRQ's next WQE when a message starts.
+ */
+static void resp_srq2_seeds(void)
+{
+	struct dray_pkt p;
+	struct seed s;
+
+	/*
+	 * SENDs to both: QP 1 takes SRQ WQE 0, QP 2 WQE 1; then a 3-packet
+	 * SEND to QP 1 (WQE 2) around a 2-packet one and a SEND to QP 2
+	 * (WQEs 3 and 4); QP 2 to SQD and back meanwhile.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, true);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 100, true);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, 200, true);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_FIRST, RQ_PSN + 1, MTU, false);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_FIRST, RQ_PSN2 + 1, MTU, false);
+	cmd_qp2(&s, CMD_SQD);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_MIDDLE, RQ_PSN + 2, MTU, false);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_LAST_IMM, RQ_PSN2 + 2, 9, true);
+	cmd_qp2(&s, CMD_RTS);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY_IMM, RQ_PSN2 + 3, 7, true);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_LAST, RQ_PSN + 3, 10, true);
+	save("fuzz_resp", "srq2-send", &s);
+
+	/*
+	 * Two WQEs for three messages: the third is RNR NAK'd until one is
+	 * posted; then QP 2 and QP 1 each get one more.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 2, 14, true);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, 10, true);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 10, true);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2 + 1, 10, true);
+	req_to(&s, QPN2, F_POST_RQ, DRAY_OP_SEND_ONLY, RQ_PSN2 + 1, 10, true);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 10, true);
+	req_to(&s, QPN, F_POST_RQ, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 10, true);
+	save("fuzz_resp", "srq2-rnr", &s);
+
+	/*
+	 * QP 1 takes WQE 0; WQE 1 rewritten with too many SGEs goes to QP 2,
+	 * which completes it in error and goes to ERR; QP 1 goes on with
+	 * WQE 2.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, true);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	cmd(&s, CMD_REWRITE_SRQ);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, 20, true);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 20, true);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2 + 1, 20, true);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 2, 20, true);
+	save("fuzz_resp", "srq2-rewrite", &s);
+
+	/*
+	 * The limit armed; QP 2 moved to ERR holding a WQE (flushed with
+	 * its tag, the last WQE event), QP 1 takes the next; then the
+	 * producer index broken.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, true);
+	cmd(&s, CMD_SRQ_LIMIT);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_FIRST, RQ_PSN2, MTU, false);
+	cmd_qp2(&s, CMD_ERR);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_LAST, RQ_PSN2 + 1, 20, true);
+	cmd(&s, CMD_SRQ_BAD_PI);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 20, true);
+	save("fuzz_resp", "srq2-err-limit", &s);
+
+	/*
+	 * RDMA to QP 2 between SENDs to QP 1; the window, bound to QP 1, is
+	 * neither invalidated (SEND with Invalidate) nor written through
+	 * QP 2, then written through QP 1.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, true);
+	rdma_to(&s, QPN2, 0, DRAY_OP_WRITE_ONLY, RQ_PSN2, KEY_RW,
+		IOVA_RW + 16, 64, 64);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	rdma_to(&s, QPN2, 0, DRAY_OP_READ_REQUEST, RQ_PSN2 + 1, KEY_RW,
+		IOVA_RW, 2 * MTU, 0);
+	atomic_to(&s, QPN2, DRAY_OP_FETCH_ADD, RQ_PSN2 + 3, KEY_RW,
+		  IOVA_RW + 13);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 20, true);
+	p = (struct dray_pkt){ .opcode = DRAY_OP_SEND_ONLY_INV,
+			       .psn = RQ_PSN2 + 4, .rkey = KEY_MW,
+			       .ackreq = true, .qpn = QPN2 };
+	frame(&s, 0, &p, 20, 1);
+	rdma_to(&s, QPN2, 0, DRAY_OP_WRITE_ONLY, RQ_PSN2 + 5, KEY_MW,
+		MW_IOVA, 4, 4);
+	rdma_to(&s, QPN, 0, DRAY_OP_WRITE_ONLY, RQ_PSN + 2, KEY_MW,
+		MW_IOVA + 8, 4, 4);
+	save("fuzz_resp", "srq2-ops", &s);
 }
 
 /* --- fuzz_resp --------------------------------------------------------- */
@@ -446,6 +588,7 @@ static void resp_seeds(void)
 	save("fuzz_resp", "ipv6", &s);
 
 	resp_srq_seeds();
+	resp_srq2_seeds();
 }
 
 /* --- fuzz_comp ----------------------------------------------------------- */
@@ -483,6 +626,23 @@ static void comp_seeds(void)
 	struct seed s;
 	struct dray_pkt p;
 	u32 P = SQ_PSN;
+
+	/*
+	 * A second QP on the SRQ (CFG_QP2): SENDs of the first QP ACK'd
+	 * while both receive SENDs through the SRQ, completions of both
+	 * queues of both QPs on the one CQ.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, true);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 100, 1);
+	wqe(&s, DRAY_WQE_SEND_IMM, DRAY_WQE_F_SIGNALED, 10, 1);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, 30, true);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, P, 1);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 40, true);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY_IMM, RQ_PSN2 + 1, 50, true);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 1), 2);
+	save("fuzz_comp", "srq2-send-ack", &s);
 
 	s.len = 0;	/* WRITE of 3 packets and a SEND, one ACK each */
 	cfg(&s, 0, 4, 8, 14);
