@@ -20,7 +20,8 @@ cd "$repo"
 
 # Symbols through which a file of dev/ may call "up" (see architecture.md).
 CALLBACKS='dray_hw_engine_kick dray_hw_engine_rx dray_hw_engine_lock
-dray_hw_engine_unlock dray_hw_set_fatal dray_hw_aq_work'
+dray_hw_engine_unlock dray_hw_engine_port_gone dray_hw_set_fatal
+dray_hw_aq_work'
 # Files of dev/ that form one unit and may call each other.
 UNITS='dev_req:dev_comp'
 

@@ -76,8 +76,6 @@ void dray_hw_cmd_query_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 void dray_hw_cmd_destroy_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 			    struct dray_aq_result *res);
 void dray_hw_qps_destroy(struct dray_hw *hw);
-/* The port is gone: every QP not in RESET to ERR, flushed. */
-void dray_hw_qps_fail(struct dray_hw *hw);
 /* Is a QP using this UAR? */
 bool dray_hw_uar_in_use(struct dray_hw *hw, u32 uar_index);
 

@@ -410,6 +410,16 @@ void dray_hw_engine_rx(struct dray_hw *hw, struct sk_buff *skb)
 		dray_hw_engine_kick(hw);
 }
 
+void dray_hw_engine_port_gone(struct dray_hw *hw)
+{
+	struct dray_hw_qp *qp;
+
+	dray_hw_engine_lock(hw);
+	list_for_each_entry(qp, &hw->engine.active, active)
+		dray_hw_qp_error(hw, qp, 0, DRAY_VERR_NONE);
+	dray_hw_engine_unlock(hw);
+}
+
 void dray_hw_engine_uar_kick(struct dray_hw *hw, u32 uar_index)
 {
 	struct dray_uar *page = NULL;

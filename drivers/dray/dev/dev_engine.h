@@ -101,6 +101,15 @@ void dray_hw_engine_unlock(struct dray_hw *hw) __releases(&hw->engine.lock);
  */
 void dray_hw_engine_rx(struct dray_hw *hw, struct sk_buff *skb);
 /*
+ * The port's netdev is gone (a surprise removal): no QP can reach its
+ * peer again. Every QP not in RESET goes to ERR, as on a catastrophic
+ * error, and the passes flush what each holds, so that every WQE posted
+ * completes before the driver tears the device down. No QP event: the
+ * removal is the device's to report.
+ * Context: process (the port's netdev notifier), not under engine.lock.
+ */
+void dray_hw_engine_port_gone(struct dray_hw *hw);
+/*
  * A write to DRAY_REG_ENGINE_KICK: count a wake-up on UAR @uar_index and
  * run passes here if engine.lock is free, else wake the engine thread.
  * Context: process or softirq.

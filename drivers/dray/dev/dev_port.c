@@ -21,7 +21,6 @@
 #include <net/ipv6.h>
 
 #include "dev.h"
-#include "dev_cmd.h"
 #include "dev_logic.h"
 #include "dev_wire.h"
 
@@ -124,7 +123,7 @@ static int port_netdev_event(struct notifier_block *nb, unsigned long event,
 		hw->phys_state = DRAY_PORT_PHYS_DISABLED;
 		spin_unlock_bh(&hw->port_lock);
 		port_state_event(hw);
-		dray_hw_qps_fail(hw);
+		dray_hw_engine_port_gone(hw);
 		if (hw->bus.removed)
 			hw->bus.removed(hw->bus.removed_ctx);
 		break;

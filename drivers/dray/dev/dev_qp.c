@@ -659,23 +659,6 @@ void dray_hw_cmd_query_qp(struct dray_hw *hw, const struct dray_aq_entry *e,
 	res->result = len;
 }
 
-/*
- * The port's netdev is gone (a surprise removal): no QP can reach its
- * peer again. Every QP not in RESET goes to ERR, as on a catastrophic
- * error, and the engine flushes what each holds, so that every WQE
- * posted completes before the driver tears the device down. No QP event:
- * the removal is the device's to report. Context: process, RTNL held.
- */
-void dray_hw_qps_fail(struct dray_hw *hw)
-{
-	struct dray_hw_qp *qp;
-
-	dray_hw_engine_lock(hw);
-	list_for_each_entry(qp, &hw->engine.active, active)
-		dray_hw_qp_error(hw, qp, 0, DRAY_VERR_NONE);
-	dray_hw_engine_unlock(hw);
-}
-
 /* Device reset: every QP, reset (no completions) and unpublished first. */
 void dray_hw_qps_destroy(struct dray_hw *hw)
 {
