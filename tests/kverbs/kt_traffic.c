@@ -307,16 +307,23 @@ static bool kt_tr_reap(struct kt_tr_run *r)
 	return any || n > 0;
 }
 
-/* Is @name registered with an IPv4 RoCEv2 GID yet? (Quietly.) */
+/*
+ * Is @name registered, its port ACTIVE (asked of the device) and an IPv4
+ * RoCEv2 GID in its table? (Quietly.) A device whose netdev is gone
+ * reports its port DOWN at once, while the core may not have removed its
+ * GIDs yet: a pair built there would only wait for its ACK timeouts.
+ */
 static bool kt_tr_gid_ready(const char *name)
 {
+	struct ib_port_attr port;
 	struct kt_side s = {};
 	bool ok;
 
 	s.dev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
 	if (!s.dev)
 		return false;
-	ok = !kt_find_gid(&s);
+	ok = !ib_query_port(s.dev, 1, &port) &&
+	     port.state == IB_PORT_ACTIVE && !kt_find_gid(&s);
 	ib_device_put(s.dev);
 	return ok;
 }
