@@ -19,8 +19,9 @@
  * QPs to ERR and reaps until every WR it posted has completed (tr_lost
  * counts those that did not within 10 s), then frees everything. A QP
  * that leaves RTS by itself (a device that reports a fatal error before
- * it is removed) is drained and built again the same way. The thread
- * starts again when both devices are back.
+ * it is removed, as dray does when its netdev goes) is drained and built
+ * again the same way, once both ports are ACTIVE. The thread starts again
+ * when both devices are back.
  *
  * Read-only parameters count what happened; tests/rdma/run.sh reads them
  * around each fault: tr_running (the QPs are up), tr_starts and tr_stops
