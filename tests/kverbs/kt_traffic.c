@@ -314,7 +314,7 @@ static bool kt_tr_reap(struct kt_tr_run *r)
  * reports its port DOWN at once, while the core may not have removed its
  * GIDs yet: a pair built there would only wait for its ACK timeouts.
  */
-static bool kt_tr_gid_ready(const char *name)
+static bool kt_tr_dev_ready(const char *name)
 {
 	struct ib_port_attr port;
 	struct kt_side s = {};
@@ -341,7 +341,7 @@ static int kt_tr_up(struct kt_tr_run *r)
 	r->a.name = kt_tr.name[0];
 	r->b.name = kt_tr.name[1];
 	r->recv_seq = kt_tr_is_read(0) ? 1 : 0;
-	if (!kt_tr_gid_ready(r->a.name) || !kt_tr_gid_ready(r->b.name))
+	if (!kt_tr_dev_ready(r->a.name) || !kt_tr_dev_ready(r->b.name))
 		return -EAGAIN;
 	ret = kt_setup_side(&r->a);
 	if (!ret)
