@@ -36,7 +36,7 @@ else 1).
   --module FILE.ko     install FILE.ko under updates/ (repeatable), depmod'ed
   --timeout SECS       kill the VM SECS after its start, exit 124 (default 900)
   --log FILE           kernel console log (default build/vm/console.log)
-  --smp N              vCPUs (default 2)
+  --smp N              vCPUs (default 2; under TCG maxcpus is at least 2)
   --mem MIB            memory (default 2048; debug kernel 1024: its boot and
                        each kmemleak scan take time in proportion)
   --net-socket L:R     virtio-net NIC (eth0) over UDP 127.0.0.1:L <-> 127.0.0.1:R
@@ -51,6 +51,8 @@ default of --kernel; DRAY_VM_APPEND adds kernel parameters;
 DRAY_VM_KEEP=1 keeps the run directory (build/vm/runs/); DRAY_VM_TSC=kernel
 boots TCG guests without tsc=unstable (see below); DRAY_VM_QEMU_TRACE=EV,...
 enables those QEMU trace events, logged to the console log's name + .trace;
+DRAY_VM_MAXCPUS=N sets QEMU's maxcpus (TCG default: 2 with one vCPU, see
+below); DRAY_VM_QEMU_ARGS adds words to QEMU's command line (experiments);
 all DRAY_* variables are passed to CMD.
 EOF
 }
@@ -280,10 +282,26 @@ if [[ $accel == kvm ]]; then cpu=host; else cpu=max; fi
 # unstable, the branch is never patched: both kernels run the same way.
 # DRAY_VM_TSC=kernel leaves the choice to the kernel (for experiments).
 [[ $accel == kvm || ${DRAY_VM_TSC:-} == kernel ]] || cmdline+=" tsc=unstable"
+# Under TCG, QEMU 7.2 translates a machine that can have only one vCPU
+# (maxcpus 1) in its uniprocessor mode: it drops the guest's memory
+# barriers and makes its locked instructions plain loads and stores. Yet
+# the device models run in other threads and read guest memory while the
+# vCPU runs, so a virtqueue's driver and device can each miss the other's
+# index (the two-VM transmit stall, Documentation/benchmark.md). QEMU 8.1
+# keeps the barriers; here maxcpus 2 does, with one vCPU online.
+# DRAY_VM_MAXCPUS sets maxcpus (for experiments: 1 is the old way).
+smp_arg=$smp
+if [[ -n ${DRAY_VM_MAXCPUS:-} ]]; then
+	[[ $DRAY_VM_MAXCPUS =~ ^[1-9][0-9]*$ && $DRAY_VM_MAXCPUS -ge $smp ]] ||
+		die "DRAY_VM_MAXCPUS must be a number of at least --smp"
+	smp_arg+=",maxcpus=$DRAY_VM_MAXCPUS"
+elif [[ $accel == tcg && $smp -eq 1 ]]; then
+	smp_arg+=",maxcpus=2"
+fi
 # shellcheck disable=SC2054 # commas are QEMU's
 qemu_args=(
 	-nodefaults -no-user-config -display none -no-reboot
-	-machine pc -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
+	-machine pc -accel "$accel" -cpu "$cpu" -smp "$smp_arg" -m "$mem"
 	-bios "$qboot" -kernel "$(qpath "$VMLINUX")" -initrd "$(qpath "$INITRAMFS")"
 	-append "$cmdline"
 	-serial "file:$(qpath "$log")"
@@ -313,6 +331,8 @@ if [[ -n ${DRAY_VM_QEMU_TRACE:-} ]]; then
 	done
 	qemu_args+=(-D "$(qpath "$log.trace")")
 fi
+# shellcheck disable=SC2206 # words, for experiments
+[[ -z ${DRAY_VM_QEMU_ARGS:-} ]] || qemu_args+=($DRAY_VM_QEMU_ARGS)
 if [[ -n $qmp ]]; then
 	rm -f "$qmp"
 	qemu_args+=(-qmp "unix:$(qpath "$qmp"),server=on,wait=off")
