@@ -25,8 +25,9 @@ note() {
 # network (a UDP socket pair on the host's loopback, eth0 in each), one
 # vCPU each (maxcpus 2, see vm-run.sh), both running GUEST_CMD with
 # "server" (VM 1) or "client" (VM 2) appended; their output in
-# OUTDIR/vm1.out and vm2.out, their consoles in OUTDIR/vmN.console.log. MODS: the words before "--" go to
-# vm-run.sh (e.g. --module FILE). Sets VM_PAIR_RC1 and VM_PAIR_RC2.
+# OUTDIR/vm1.out and vm2.out, their consoles in OUTDIR/vmN.console.log.
+# MODS: the words before "--" go to vm-run.sh (e.g. --module FILE).
+# Sets VM_PAIR_RC1 and VM_PAIR_RC2.
 # Each QEMU has a QMP socket (OUTDIR/vmN.qmp, when OUTDIR's path leaves
 # room for one); when a guest's console reports virtio-net's "TX timeout",
 # both NICs' state as QEMU sees it (scripts/vm/qmp.py net) goes to
