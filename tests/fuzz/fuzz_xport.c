@@ -11,7 +11,8 @@
  * by pages of their own. The configuration may put the QP on a shared
  * receive queue (dev_srq.c), with a second RC QP on the same SRQ, PD and
  * CQ if asked (CFG_QP2: another connection to the same host, its own
- * peer QP, PSNs and send queue), or make it an XRC target of a domain
+ * peer QP, PSNs and send queue; with CFG_QP2_PD in the other PD, the one
+ * of MR_OTHER), or make it an XRC target of a domain
  * with an XRC SRQ (its receives and its PD) beside an XRC SRQ of another
  * domain that nothing may take from. The fuzz input is a configuration
  * and a sequence of frames from the peer, each handed to dray_xport_rx()
@@ -43,7 +44,8 @@
  *    packet's R_Key and address name (through the window if its key and
  *    the QP is the window's), and then to the WRITE's payload or the
  *    atomic's result; a frame for no QP changes nothing; the
- *    read-only, source and other-PD MRs never change; a READ response
+ *    read-only and source MRs never change, nor the other-PD MR but
+ *    through an R_Key of a QP of its PD; a READ response
  *    carries the bytes at its address, with the original response's
  *    opcode at its PSN (a duplicate asked from the middle starts with
  *    a middle), and never ahead of the furthest response its request
@@ -51,6 +53,11 @@
  *    an MR destroyed is never touched
  *    again (its pages are freed: AddressSanitizer); a frame for the
  *    second QP never invalidates the window bound to the first;
+ *  - R_Keys: the PD they are checked against is the QP's (an XRC
+ *    target's: its SRQ's): a new request whose R_Key does not allow
+ *    its access there is never carried out (the QP errs, or the frame
+ *    is dropped), and a plain one (nothing else wrong with it) gets a
+ *    remote access NAK; a key that allows it never gets one;
  *  - transport state, of each QP: PSNs and MSN within 24 bits,
  *    una <= psn <= max_psn with less than 2^23 in flight,
  *    head <= cur <= fetch with at most DRAY_XP_MAX_WQE outstanding,
@@ -65,8 +72,10 @@
  *  - every CQE: one of the QPs, a known opcode and status, each QP's
  *    receive completions in its order, a RECV never longer than its WQE,
  *    a malformed receive WQE the responder took completing with
- *    LOC_QP_OP_ERR; on an SRQ each receive names the tag the WQE had
- *    when its QP took it, and an XRC one its SRQ;
+ *    LOC_QP_OP_ERR, one whose lkeys are good in its queue's PD (the
+ *    SRQ's, whatever the QP's) never with LOC_PROT_ERR; on an SRQ each
+ *    receive names the tag the WQE had when its QP took it, and an XRC
+ *    one its SRQ;
  *  - SRQs: around each call into the transport for one QP (a frame, a
  *    pass, a command) only that QP takes, and what the SRQ gave out it
  *    took, once each, the SRQ's next WQEs in the SRQ's order (the QP's
@@ -163,7 +172,7 @@ struct cfg {
 	u8	min_rnr_timer;	/* [4:0] */
 	u8	rq_wqes;	/* receive WQEs posted at the start, % 17 */
 	u8	rq_sge;		/* [1:0] SGEs - 1 of each receive WQE;
-				 * [7] CFG_QP2 */
+				 * [7] CFG_QP2, [6] CFG_QP2_PD */
 	u8	rq_len[2];	/* bytes of each receive SGE */
 	u8	iova_off[2];	/* MR_RW's iova: its offset in the page */
 	u8	rq_psn[4];
@@ -184,12 +193,20 @@ struct cfg {
  * not CFG_XRC, a second RC QP (QPN2) on the same SRQ, PD and CQ.
  */
 #define CFG_QP2		0x80
+/*
+ * cfg.rq_sge bit 6 (zero in every input older than it): with CFG_QP2,
+ * the second QP in OTHER_PDN, the PD of MR_OTHER, not the SRQ's. Its
+ * receive WQEs are still the SRQ's, checked against the SRQ's PD; the
+ * R_Keys of its requests against its own (hw-interface.md, SRQs).
+ */
+#define CFG_QP2_PD	0x40
 
 /* A receive WQE a QP took, as the harness posted it. */
 struct taken_wqe {
 	u32	tag;		/* what its CQE names: the tag, or RQ index */
 	u64	len;		/* its capacity */
 	bool	bad;		/* malformed: completes with LOC_QP_OP_ERR */
+	bool	bad_key;	/* an lkey not valid in its queue's PD */
 };
 
 /*
@@ -235,6 +252,7 @@ static u32 cq_ci, rq_next_len;
 static u64 rq_posted_len[RQ_DEPTH];	/* capacity of each receive WQE */
 static bool rq_bad[RQ_DEPTH];		/* posted malformed (CFG_BAD_RQ_WQE) */
 static bool rq_bad_taken[RQ_DEPTH];	/* ... and taken by the responder */
+static bool rq_bad_key[RQ_DEPTH];	/* an SGE keyed with a bad lkey */
 
 /*
  * The SRQ (CFG_SRQ, CFG_XRC) and, for an XRC target, the other domain's
@@ -376,7 +394,9 @@ static void rwqe_fill(u8 *slot, u32 log_stride, u32 hdr_size, u32 index,
 	*slot = n;
 	if (!track)
 		return;
-	if ((cfg.flags & CFG_BAD_RQ_KEY) && index % 4 == 3)
+	rq_bad_key[index % RQ_DEPTH] = (cfg.flags & CFG_BAD_RQ_KEY) &&
+				       index % 4 == 3;
+	if (rq_bad_key[index % RQ_DEPTH])
 		sge[0].lkey = cpu_to_le32(mrs[MR_RO].key);
 	/* More SGEs than the stride holds: the device refuses the WQE. */
 	rq_bad[index % RQ_DEPTH] = (cfg.flags & CFG_BAD_RQ_WQE) && index % 4 == 2;
@@ -562,7 +582,7 @@ static void srq_destroy(struct fuzz_srq *q)
  * An RC QP as CREATE_QP leaves it, on the SRQ if there is one, sending to
  * and receiving on the CQ; published in the engine's table.
  */
-static void qp_make(struct fuzz_qp *f, u32 qpn, u32 peer_qpn)
+static void qp_make(struct fuzz_qp *f, u32 qpn, u32 peer_qpn, u32 pdn)
 {
 	struct dray_hw_qp *qp = &f->qp;
 
@@ -576,7 +596,7 @@ static void qp_make(struct fuzz_qp *f, u32 qpn, u32 peer_qpn)
 	f->peer_qpn = peer_qpn;
 	qp->qpn = qpn;
 	qp->type = DRAY_QPT_RC;
-	qp->pdn = PDN;
+	qp->pdn = pdn;
 	qp->flags = cfg.flags & CFG_SIG_ALL ? DRAY_QP_F_SQ_SIG_ALL : 0;
 	qp->send_cq = &cq;
 	qp->recv_cq = &cq;
@@ -699,11 +719,12 @@ static void setup(void)
 		for (i = 0; i < SRQ_DEPTH; i++)
 			srq_post(&other_srq, false);
 	}
-	qp_make(&fqps[0], QPN, PEER_QPN);
+	qp_make(&fqps[0], QPN, PEER_QPN, PDN);
 	qp_connect(&fqps[0], 0, 0xc123);
 	if (nr_qp > 1) {
 		/* Another connection between the same hosts. */
-		qp_make(&fqps[1], QPN2, PEER_QPN2);
+		qp_make(&fqps[1], QPN2, PEER_QPN2,
+			cfg.rq_sge & CFG_QP2_PD ? OTHER_PDN : PDN);
 		qp_connect(&fqps[1], QP2_PSN_OFF, 0xc124);
 	}
 
@@ -733,25 +754,133 @@ struct allowed {
 	const u8 *data;		/* WRITE: what [lo, hi) must hold if changed */
 	u8	atomic;		/* CmpSwap or FetchAdd at [lo, lo + 8) */
 	u64	swap_add, compare;
+	/*
+	 * A request that names memory by its R_Key (rkey_req()): its PSN,
+	 * whether the key allows the access in the QP's PD, and whether
+	 * nothing but the key could make the responder refuse it.
+	 */
+	bool	named, key_ok, plain;
+	u32	psn;
 };
 
-/*
- * Offset in MR_RW of an RDMA access through @f by R_Key @rkey at @va, or
- * false. The window is bound to the first QP: no other may use it.
- */
-static bool rw_offset(const struct fuzz_qp *f, u32 rkey, u64 va, u64 *off)
+/* The PD of the memory a request to @f names: an XRC target's SRQ's. */
+static u32 req_pdn(const struct fuzz_qp *f)
 {
-	const struct dray_hw_mr *rw = &mrs[MR_RW];
+	return xrc ? PDN : f->qp.pdn;
+}
 
-	if (rkey == rw->key && va >= rw->iova) {
-		*off = va - rw->iova;
-		return true;
+/*
+ * The MR an RDMA access through @f by R_Key @rkey at @va may reach, and
+ * the offset there, or -1: MR_RW or MR_OTHER if of the request's PD
+ * (req_pdn()), or MR_RW through the window, which is bound to the first
+ * QP (no other may use it).
+ */
+static int rdma_mr(const struct fuzz_qp *f, u32 rkey, u64 va, u64 *off)
+{
+	static const int remote[] = { MR_RW, MR_OTHER };
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(remote); i++) {
+		const struct dray_hw_mr *mr = &mrs[remote[i]];
+
+		if (rkey == mr->key && va >= mr->iova &&
+		    mr_layout[remote[i]].pdn == req_pdn(f)) {
+			*off = va - mr->iova;
+			return remote[i];
+		}
 	}
-	if (rkey == MW_KEY && va >= MW_IOVA && f->qp.qpn == QPN) {
+	if (rkey == MW_KEY && va >= MW_IOVA && f->qp.qpn == QPN &&
+	    mw.pdn == req_pdn(f)) {
 		*off = MW_OFF + (va - MW_IOVA);
-		return true;
+		return MR_RW;
 	}
+	return -1;
+}
+
+/* [@va, @va + @len) inside [@start, @start + @size); @len not 0. */
+static bool range_in(u64 va, u64 len, u64 start, u64 size)
+{
+	u64 last;
+
+	return !check_add_overflow(va, len - 1, &last) && va >= start &&
+	       size && last - start <= size - 1;
+}
+
+/*
+ * Whether R_Key @rkey lets a request to @f at @va of @len bytes (not 0)
+ * have @access: an MR or the window of the request's PD, valid, with
+ * the right, over the range, the window only through the QP it is
+ * bound to (dray_hw_rkey_check() as hw-interface.md describes it).
+ */
+static bool rkey_ok(const struct fuzz_qp *f, u32 rkey, u64 va, u64 len,
+		    u8 access)
+{
+	int m;
+
+	if (rkey == MW_KEY)
+		return mw.pdn == req_pdn(f) && mw.state == DRAY_HW_MR_VALID &&
+		       mw.mw_qpn == f->qp.qpn &&
+		       (mw.access & access) == access &&
+		       range_in(va, len, MW_IOVA, MW_LEN);
+	for (m = 0; m < NR_MR; m++)
+		if (!mr_gone[m] && rkey == mrs[m].key)
+			return mr_layout[m].pdn == req_pdn(f) &&
+			       (mr_layout[m].access & access) == access &&
+			       range_in(va, len, mrs[m].iova,
+					mr_layout[m].length);
 	return false;
+}
+
+/*
+ * A request to @f of @pay payload bytes that names memory by R_Key:
+ * a WRITE's first packet, a READ, CmpSwap or FetchAdd, of a length the
+ * responder checks the key for (not 0); whether the key allows it
+ * (rkey_ok()), and whether it is plain: if @f were to take it as new,
+ * nothing but the key could fail it (the opcode in sequence and
+ * enabled, the lengths right, a responder resource free, an atomic
+ * aligned), so that a refusal is a remote access error.
+ */
+static void rkey_req(struct allowed *a, const struct fuzz_qp *f,
+		     const struct dray_pkt *pkt, u32 pay)
+{
+	const struct dray_hw_qp *qp = &f->qp;
+	u32 nres = qp->rdb ? qp->max_dest_rd_atomic : 0;
+	bool res_free = nres &&
+			!qp->rdb[qp->xp.resp.res_next % nres].pending;
+	u64 len = pkt->dma_len;
+	u8 access;
+
+	switch (pkt->opcode) {
+	case DRAY_OP_WRITE_FIRST:
+	case DRAY_OP_WRITE_ONLY:
+	case DRAY_OP_WRITE_ONLY_IMM:
+		access = DRAY_ACCESS_REMOTE_WRITE;
+		a->plain = pkt->opcode == DRAY_OP_WRITE_ONLY &&
+			   pay == pkt->dma_len &&
+			   pay <= dray_mtu_bytes(qp->path_mtu);
+		break;
+	case DRAY_OP_READ_REQUEST:
+		access = DRAY_ACCESS_REMOTE_READ;
+		a->plain = res_free && !pay && !pkt->pad &&
+			   pkt->dma_len <= DRAY_HW_MAX_MSG;
+		break;
+	case DRAY_OP_CMP_SWAP:
+	case DRAY_OP_FETCH_ADD:
+		access = DRAY_ACCESS_REMOTE_ATOMIC;
+		len = sizeof(u64);
+		a->plain = res_free && !pay && !pkt->pad &&
+			   !(pkt->va & (sizeof(u64) - 1));
+		break;
+	default:
+		return;
+	}
+	if (!len)
+		return;
+	a->named = true;
+	a->psn = pkt->psn;
+	a->key_ok = rkey_ok(f, pkt->rkey, pkt->va, len, access);
+	a->plain = a->plain && !xrc && !qp->xp.resp.in_msg &&
+		   (qp->access & access) == access;
 }
 
 /*
@@ -782,6 +911,7 @@ static struct allowed frame_allowed(const u8 *ip, u32 len, bool ipv6,
 		return a;
 	pay = l3.udp_len - hlen - pkt.pad - DRAY_ICRC_BYTES;
 	f = dray_opcodes[pkt.opcode].flags;
+	rkey_req(&a, *to, &pkt, pay);
 	if ((f & DRAY_OPF_REQ) && (f & DRAY_OPF_SEND)) {
 		a.recv = true;
 	} else if ((f & DRAY_OPF_REQ) && (f & DRAY_OPF_WRITE)) {
@@ -789,15 +919,15 @@ static struct allowed frame_allowed(const u8 *ip, u32 len, bool ipv6,
 		u64 va = f & DRAY_OPF_START ? pkt.va : rs->va;
 		u32 rkey = f & DRAY_OPF_START ? pkt.rkey : rs->rkey;
 
-		if (rw_offset(*to, rkey, va, &off)) {
-			a.mr = MR_RW;
+		a.mr = rdma_mr(*to, rkey, va, &off);
+		if (a.mr >= 0) {
 			a.lo = off;
 			a.hi = off + pay;
 			a.data = ip + l4 + hlen;
 		}
 	} else if ((f & DRAY_OPF_REQ) && (f & DRAY_OPF_ATOMIC)) {
-		if (rw_offset(*to, pkt.rkey, pkt.va, &off)) {
-			a.mr = MR_RW;
+		a.mr = rdma_mr(*to, pkt.rkey, pkt.va, &off);
+		if (a.mr >= 0) {
 			a.lo = off;
 			a.hi = off + 8;
 			a.atomic = pkt.opcode;
@@ -1015,6 +1145,7 @@ static struct taken_wqe rwqe_of(const struct fuzz_qp *f, u32 index)
 		.tag = index,
 		.len = rq_posted_len[index % RQ_DEPTH],
 		.bad = rq_bad_taken[index % RQ_DEPTH],
+		.bad_key = rq_bad_key[index % RQ_DEPTH],
 	};
 }
 
@@ -1065,6 +1196,13 @@ static void cq_consume(void)
 			/* A malformed WQE taken completes with the error. */
 			if (w.bad)
 				FUZZ_ASSERT(c->status == DRAY_CQE_ST_LOC_QP_OP_ERR);
+			/*
+			 * Its lkeys are checked against its queue's PD (an
+			 * SRQ's, whatever the QP's): good ones never fail.
+			 */
+			if (!w.bad_key && !mr_gone[MR_RECV])
+				FUZZ_ASSERT(c->status !=
+					    DRAY_CQE_ST_LOC_PROT_ERR);
 			if (c->status == DRAY_CQE_ST_SUCCESS &&
 			    c->opcode == DRAY_CQE_RECV)
 				FUZZ_ASSERT(le32_to_cpu(c->byte_len) <= w.len);
@@ -1088,8 +1226,8 @@ static void check_read_data(struct fuzz_qp *fq, const struct dray_pkt *pkt,
 	const struct dray_hw_qp *qp = &fq->qp;
 	u32 mtu = dray_mtu_bytes(qp->path_mtu), i;
 	const struct dray_xp_res *r = NULL;
-	int m = MR_RW;
 	u64 va, off;
+	int m;
 
 	for (i = 0; qp->rdb && i < qp->max_dest_rd_atomic; i++)
 		if (qp->rdb[i].type == DRAY_XP_RES_READ && qp->rdb[i].pending &&
@@ -1123,17 +1261,27 @@ static void check_read_data(struct fuzz_qp *fq, const struct dray_pkt *pkt,
 	if (!len)
 		return;		/* a zero-length READ names no memory */
 	va = r->tx_va + (u64)r->tx_pkt * mtu;
-	if (r->rkey == mrs[MR_RO].key && !mr_gone[MR_RO]) {
+	if (r->rkey == mrs[MR_RO].key && !mr_gone[MR_RO] &&
+	    mr_layout[MR_RO].pdn == req_pdn(fq)) {
 		m = MR_RO;
 		off = va - mrs[MR_RO].iova;
 	} else {
-		FUZZ_ASSERT(!mr_gone[MR_RW] &&
-			    rw_offset(fq, r->rkey, va, &off));
+		/* Only an MR of the QP's PD (or its window) is read. */
+		m = rdma_mr(fq, r->rkey, va, &off);
+		FUZZ_ASSERT(m >= 0 && !mr_gone[m]);
 	}
 	FUZZ_ASSERT(off + len <= mrs[m].length);
 	for (i = 0; i < len; i++)
 		FUZZ_ASSERT(pay[i] == mr_byte(m, off + i, false));
 }
+
+/*
+ * The frame dray_xport_rx() has in hand (deliver()): what it may change,
+ * the QP it names, and the remote access NAKs that QP sent for its PSN.
+ */
+static const struct allowed *rx_req;
+static const struct fuzz_qp *rx_to;
+static u32 rx_access_naks;
 
 /* Every frame the NIC transmits. */
 static void tx_check(struct sk_buff *skb)
@@ -1208,6 +1356,14 @@ static void tx_check(struct sk_buff *skb)
 			FUZZ_ASSERT(dray_psn_cmp(pkt.psn, qp->xp.resp.epsn) < 0);
 		if (f & DRAY_OPF_READ)
 			check_read_data(from, &pkt, f, ip + l4 + hlen, pay);
+		/* A key allowing the access in the QP's PD: never refused. */
+		if (pkt.opcode == DRAY_OP_ACK &&
+		    pkt.syndrome == (DRAY_AETH_NAK | DRAY_NAK_REM_ACCESS) &&
+		    rx_req && rx_req->named && from == rx_to &&
+		    pkt.psn == rx_req->psn) {
+			FUZZ_ASSERT(!rx_req->key_ok);
+			rx_access_naks++;
+		}
 	}
 }
 
@@ -1306,6 +1462,7 @@ static void step_end(void)
 			.tag = srq_tags[s],
 			.len = rq_posted_len[s],
 			.bad = rq_bad[s],
+			.bad_key = rq_bad_key[s],
 		};
 	}
 	/* The device's record of the WQE it holds: the last one taken. */
@@ -1382,9 +1539,9 @@ enum {
 /*
  * Software rewrites the SRQ WQE the device takes next, against the rules
  * (a process may); which way depends on its index and the rewrites
- * before: an SGE keyed with another PD's MR, which must not be written
- * through it; more SGEs than the stride holds; a tag not below the depth.
- * The last two must complete with LOC_QP_OP_ERR naming the tag the WQE
+ * before: an SGE keyed with another PD's MR, inside it, which must not
+ * be written through it; more SGEs than the stride holds; a tag not
+ * below the depth. The last two must complete with LOC_QP_OP_ERR naming the tag the WQE
  * has when the device takes it.
  */
 static void srq_rewrite(void)
@@ -1397,7 +1554,10 @@ static void srq_rewrite(void)
 		return;
 	switch ((index + srq_rewrites++) % 3) {
 	case 0:
+		/* Inside MR_OTHER (no SGE is longer): only the PD refuses. */
+		sge[0].addr = cpu_to_le64(mrs[MR_OTHER].iova);
 		sge[0].lkey = cpu_to_le32(mrs[MR_OTHER].key);
+		rq_bad_key[index % RQ_DEPTH] = true;
 		break;
 	case 1:
 		slot[0] = 4;
@@ -1547,7 +1707,8 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	struct allowed a;
 	struct sk_buff *skb;
 	const u8 *ip;
-	u32 iplen, taken;
+	u32 iplen, taken, epsn;
+	bool live, err;
 	u8 mw_state;
 
 	if ((ctl & F_RAW) && !len) {
@@ -1581,9 +1742,26 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	      iplen > 28 ? dray_opcodes[ip[ipv6 ? 48 : 28]].name ?: "?" : "-");
 	taken = qp->rq.fetched;
 	mw_state = mw.state;
+	live = to && !to->qp.xp.err && to->qp.state != DRAY_QPS_ERR;
+	epsn = to ? to->qp.xp.resp.epsn : 0;
+	rx_req = &a;
+	rx_to = to;
+	rx_access_naks = 0;
 	step_begin(to);
 	dray_xport_rx(&hw, skb);
 	step_end();
+	rx_req = NULL;
+	/*
+	 * A new request whose R_Key does not allow its access in the QP's
+	 * PD is never carried out: the QP errs (with a remote access NAK
+	 * if nothing else was wrong with it), or the frame was dropped.
+	 */
+	if (live && a.named && !a.key_ok && a.psn == epsn) {
+		err = to->qp.xp.err || to->qp.state == DRAY_QPS_ERR;
+		FUZZ_ASSERT(err || to->qp.xp.resp.epsn == epsn);
+		if (err && a.plain && !(ctl & (F_RAW | F_BAD_ICRC | F_NOMEM)))
+			FUZZ_ASSERT(rx_access_naks == 1);
+	}
 	if (!on_srq)
 		for (; taken != qp->rq.fetched; taken++)
 			if (rq_bad[taken % RQ_DEPTH])
