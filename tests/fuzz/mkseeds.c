@@ -12,7 +12,8 @@
  * opcode, segmented messages, duplicates, a PSN gap, RNR, remote
  * invalidation of the window, bad keys; on an SRQ, with its WQEs
  * rewritten, its producer index broken and its limit armed; two QPs on
- * the SRQ with messages to both interleaved (srq2-*); as an XRC
+ * the SRQ with messages to both interleaved (srq2-*), the second in
+ * another PD than the SRQ and the first (srq2pd-*); as an XRC
  * target, to its domain's SRQ and another's, the SRQ destroyed inside a
  * message). fuzz_comp: send WQEs and the
  * responses a responder gives them (ACKs, READ responses, atomic ACKs,
@@ -34,8 +35,10 @@
 #define KEY_RW		0x111
 #define KEY_RO		0x222
 #define KEY_MW		0x65a
+#define KEY_OTHER	0x555		/* MR_OTHER, of the other PD */
 #define IOVA_RW		(0x10000 + 0x123)
 #define IOVA_RO		0x40000
+#define IOVA_OTHER	0x100000
 #define MW_IOVA		0x7000000ULL
 #define RQ_PSN		0x00abcd
 #define QPN		0x11
@@ -66,6 +69,7 @@
 #define CFG_SRQ			0x40
 #define CFG_XRC			0x80
 #define CFG_QP2			0x80	/* rq_sge: a second QP on the SRQ */
+#define CFG_QP2_PD		0x40	/* rq_sge: ... in MR_OTHER's PD */
 #define SRQN			2
 #define OTHER_SRQN		3
 
@@ -117,11 +121,11 @@ static void save(const char *target, const char *name, const struct seed *s)
 }
 
 /*
- * The fuzz_xport.c configuration block (struct cfg); @qp2: CFG_QP2, a
- * second QP on the SRQ.
+ * The fuzz_xport.c configuration block (struct cfg); @qp2: 0, CFG_QP2 (a
+ * second QP on the SRQ) or CFG_QP2 | CFG_QP2_PD (that QP in another PD).
  */
 static void cfg_qps(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
-		    u8 timeout, bool qp2)
+		    u8 timeout, u8 qp2)
 {
 	put8(s, flags);
 	put8(s, MTU_CFG);
@@ -133,7 +137,7 @@ static void cfg_qps(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
 	put8(s, timeout);
 	put8(s, 12);			/* min_rnr_timer */
 	put8(s, rq_wqes);
-	put8(s, 2 | (qp2 ? CFG_QP2 : 0));	/* 3 SGEs per receive WQE */
+	put8(s, 2 | qp2);		/* 3 SGEs per receive WQE */
 	put16(s, 4999);			/* SGE lengths */
 	put16(s, 0x123);		/* MR_RW's iova in its page */
 	put32(s, RQ_PSN);
@@ -143,7 +147,7 @@ static void cfg_qps(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
 static void cfg(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
 		u8 timeout)
 {
-	cfg_qps(s, flags, max_dest, rq_wqes, timeout, false);
+	cfg_qps(s, flags, max_dest, rq_wqes, timeout, 0);
 }
 
 /* A command record: what software does between two frames. */
@@ -337,7 +341,7 @@ static void resp_srq2_seeds(void)
 	 * (WQEs 3 and 4); QP 2 to SQD and back meanwhile.
 	 */
 	s.len = 0;
-	cfg_qps(&s, CFG_SRQ, 4, 8, 14, true);
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, CFG_QP2);
 	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 100, true);
 	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, 200, true);
 	req_to(&s, QPN, 0, DRAY_OP_SEND_FIRST, RQ_PSN + 1, MTU, false);
@@ -355,7 +359,7 @@ static void resp_srq2_seeds(void)
 	 * posted; then QP 2 and QP 1 each get one more.
 	 */
 	s.len = 0;
-	cfg_qps(&s, CFG_SRQ, 4, 2, 14, true);
+	cfg_qps(&s, CFG_SRQ, 4, 2, 14, CFG_QP2);
 	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, 10, true);
 	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 10, true);
 	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2 + 1, 10, true);
@@ -370,7 +374,7 @@ static void resp_srq2_seeds(void)
 	 * WQE 2.
 	 */
 	s.len = 0;
-	cfg_qps(&s, CFG_SRQ, 4, 8, 14, true);
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, CFG_QP2);
 	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
 	cmd(&s, CMD_REWRITE_SRQ);
 	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, 20, true);
@@ -385,7 +389,7 @@ static void resp_srq2_seeds(void)
 	 * producer index broken.
 	 */
 	s.len = 0;
-	cfg_qps(&s, CFG_SRQ, 4, 8, 14, true);
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, CFG_QP2);
 	cmd(&s, CMD_SRQ_LIMIT);
 	req_to(&s, QPN2, 0, DRAY_OP_SEND_FIRST, RQ_PSN2, MTU, false);
 	cmd_qp2(&s, CMD_ERR);
@@ -401,7 +405,7 @@ static void resp_srq2_seeds(void)
 	 * QP 2, then written through QP 1.
 	 */
 	s.len = 0;
-	cfg_qps(&s, CFG_SRQ, 4, 8, 14, true);
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, CFG_QP2);
 	rdma_to(&s, QPN2, 0, DRAY_OP_WRITE_ONLY, RQ_PSN2, KEY_RW,
 		IOVA_RW + 16, 64, 64);
 	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
@@ -419,6 +423,133 @@ static void resp_srq2_seeds(void)
 	rdma_to(&s, QPN, 0, DRAY_OP_WRITE_ONLY, RQ_PSN + 2, KEY_MW,
 		MW_IOVA + 8, 4, 4);
 	save("fuzz_resp", "srq2-ops", &s);
+}
+
+/*
+ * fuzz_resp with the second QP in another PD (CFG_QP2_PD), the PD of
+ * MR_OTHER: SENDs to it land through the SRQ's WQEs, whose lkeys are
+ * checked against the SRQ's PD; its RDMA and atomics go to MR_OTHER
+ * with MR_OTHER's key; a key of the first QP's PD (MR_RW, MR_RO, the
+ * window) is a remote access error to it, and MR_OTHER's to the first.
+ * Each seed ends with at most one such error per QP (it goes to ERR).
+ */
+static void resp_srq2pd_seeds(void)
+{
+	const u8 qp2 = CFG_QP2 | CFG_QP2_PD;
+	struct dray_pkt p;
+	struct seed s;
+
+	/*
+	 * SENDs to both, QP 2's into the SRQ's WQEs 1 and 3 (MR_RECV, of
+	 * the SRQ's PD, not QP 2's); a 2-packet one to QP 2 around one to
+	 * QP 1.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, qp2);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 100, true);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, 200, true);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_FIRST, RQ_PSN2 + 1, MTU, false);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY_IMM, RQ_PSN + 1, 30, true);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_LAST_IMM, RQ_PSN2 + 2, 9, true);
+	save("fuzz_resp", "srq2pd-send", &s);
+
+	/*
+	 * SRQ WQE 0 rewritten with MR_OTHER's key (QP 2's PD, not the
+	 * SRQ's): QP 2 takes it, completes it with LOC_PROT_ERR and errs,
+	 * MR_OTHER unchanged; QP 1 goes on with WQE 1.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, qp2);
+	cmd(&s, CMD_REWRITE_SRQ);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, 20, true);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	save("fuzz_resp", "srq2pd-rewrite-key", &s);
+
+	/*
+	 * WRITEs to QP 2 with MR_OTHER's key land there (the last with
+	 * immediate takes an SRQ WQE); then one with MR_RW's key, of QP 1's
+	 * PD: remote access NAK, QP 2 errs, MR_RW unchanged; QP 1 writes
+	 * MR_RW with it.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, qp2);
+	rdma_to(&s, QPN2, 0, DRAY_OP_WRITE_ONLY, RQ_PSN2, KEY_OTHER,
+		IOVA_OTHER + 16, 64, 64);
+	rdma_to(&s, QPN2, 0, DRAY_OP_WRITE_FIRST, RQ_PSN2 + 1, KEY_OTHER,
+		IOVA_OTHER + 200, MTU + 40, MTU);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	p = (struct dray_pkt){ .opcode = DRAY_OP_WRITE_LAST_IMM,
+			       .psn = RQ_PSN2 + 2, .ackreq = true,
+			       .qpn = QPN2, .imm = cpu_to_be32(5) };
+	frame(&s, 0, &p, 40, 3);
+	rdma_to(&s, QPN2, 0, DRAY_OP_WRITE_ONLY, RQ_PSN2 + 3, KEY_RW,
+		IOVA_RW + 16, 64, 64);
+	rdma_to(&s, QPN, 0, DRAY_OP_WRITE_ONLY, RQ_PSN + 1, KEY_RW,
+		IOVA_RW + 16, 64, 64);
+	save("fuzz_resp", "srq2pd-write", &s);
+
+	/*
+	 * The other way: MR_OTHER's key to QP 1 is a remote access error;
+	 * to QP 2 it writes.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, qp2);
+	rdma_to(&s, QPN, 0, DRAY_OP_WRITE_ONLY, RQ_PSN, KEY_OTHER,
+		IOVA_OTHER + 8, 32, 32);
+	rdma_to(&s, QPN2, 0, DRAY_OP_WRITE_ONLY, RQ_PSN2, KEY_OTHER,
+		IOVA_OTHER + 8, 32, 32);
+	save("fuzz_resp", "srq2pd-write-qp1", &s);
+
+	/*
+	 * READs by QP 2: MR_OTHER in two responses, then the read-only MR
+	 * of QP 1's PD: remote access NAK.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, qp2);
+	rdma_to(&s, QPN2, 0, DRAY_OP_READ_REQUEST, RQ_PSN2, KEY_OTHER,
+		IOVA_OTHER + 100, 2 * MTU - 50, 0);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	rdma_to(&s, QPN2, 0, DRAY_OP_READ_REQUEST, RQ_PSN2 + 2, KEY_RO,
+		IOVA_RO, 64, 0);
+	save("fuzz_resp", "srq2pd-read", &s);
+
+	/* A READ of MR_RW by QP 2: remote access NAK; by QP 1 answered. */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, qp2);
+	rdma_to(&s, QPN2, 0, DRAY_OP_READ_REQUEST, RQ_PSN2, KEY_RW, IOVA_RW,
+		64, 0);
+	rdma_to(&s, QPN, 0, DRAY_OP_READ_REQUEST, RQ_PSN, KEY_RW, IOVA_RW,
+		64, 0);
+	save("fuzz_resp", "srq2pd-read-rw", &s);
+
+	/*
+	 * Atomics by QP 2 on MR_OTHER (a CmpSwap that matches its fill,
+	 * a FetchAdd); then a FetchAdd on MR_RW: remote access NAK.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, qp2);
+	p = (struct dray_pkt){ .opcode = DRAY_OP_CMP_SWAP, .psn = RQ_PSN2,
+			       .rkey = KEY_OTHER, .va = IOVA_OTHER + 16,
+			       .swap_add = 0x1122334455667788ULL,
+			       .compare = 0x4444444444444444ULL,
+			       .ackreq = true, .qpn = QPN2 };
+	frame(&s, 0, &p, 0, 0);
+	atomic_to(&s, QPN2, DRAY_OP_FETCH_ADD, RQ_PSN2 + 1, KEY_OTHER,
+		  IOVA_OTHER + 24);
+	atomic_to(&s, QPN2, DRAY_OP_FETCH_ADD, RQ_PSN2 + 2, KEY_RW,
+		  IOVA_RW + 13);
+	save("fuzz_resp", "srq2pd-atomic", &s);
+
+	/*
+	 * The window (QP 1's PD, bound to QP 1) through QP 2: remote
+	 * access NAK; QP 1 writes through it.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, qp2);
+	rdma_to(&s, QPN2, 0, DRAY_OP_WRITE_ONLY, RQ_PSN2, KEY_MW, MW_IOVA,
+		4, 4);
+	rdma_to(&s, QPN, 0, DRAY_OP_WRITE_ONLY, RQ_PSN, KEY_MW, MW_IOVA, 4, 4);
+	save("fuzz_resp", "srq2pd-window", &s);
 }
 
 /* --- fuzz_resp --------------------------------------------------------- */
@@ -589,6 +720,7 @@ static void resp_seeds(void)
 
 	resp_srq_seeds();
 	resp_srq2_seeds();
+	resp_srq2pd_seeds();
 }
 
 /* --- fuzz_comp ----------------------------------------------------------- */
@@ -633,7 +765,7 @@ static void comp_seeds(void)
 	 * queues of both QPs on the one CQ.
 	 */
 	s.len = 0;
-	cfg_qps(&s, CFG_SRQ, 4, 8, 14, true);
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, CFG_QP2);
 	put8(&s, 2);
 	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 100, 1);
 	wqe(&s, DRAY_WQE_SEND_IMM, DRAY_WQE_F_SIGNALED, 10, 1);
