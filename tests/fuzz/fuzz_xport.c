@@ -12,7 +12,8 @@
  * receive queue (dev_srq.c), with a second RC QP on the same SRQ, PD and
  * CQ if asked (CFG_QP2: another connection to the same host, its own
  * peer QP, PSNs and send queue; with CFG_QP2_PD in the other PD, the one
- * of MR_OTHER), or make it an XRC target of a domain
+ * of MR_OTHER) and a third (CFG_QP3, of the SRQ's PD), or make it an XRC
+ * target of a domain
  * with an XRC SRQ (its receives and its PD) beside an XRC SRQ of another
  * domain that nothing may take from. The fuzz input is a configuration
  * and a sequence of frames from the peer, each handed to dray_xport_rx()
@@ -29,12 +30,13 @@
  *   frames  repeated: ctl (1 byte, F_*), len (2 bytes), len bytes: the
  *           transport packet from the BTH to the pad (the harness adds
  *           IP/UDP from the QP's path and the ICRC, and points the BTH at
- *           the first QP unless F_KEEP_QPN, or it names the second QP
- *           already), or with F_RAW the IP packet as is; an F_RAW record
+ *           the first QP unless F_KEEP_QPN, or it names another QP of
+ *           the input already), or with F_RAW the IP packet as is; an
+ *           F_RAW record
  *           of length 0 is a command of software instead (ctl[7:4],
  *           CMD_*: DESTROY_MR, LOCAL_INV of the window, MODIFY_QP to SQD
- *           and back, retry counts, to ERR, of the second QP if ctl has
- *           C_QP2; a send WQE rewritten while outstanding; an SRQ WQE
+ *           and back, retry counts, to ERR, of the third QP if ctl has
+ *           C_QP3, else of the second if C_QP2; a send WQE rewritten while outstanding; an SRQ WQE
  *           rewritten before the device takes it, an SRQ producer index
  *           out of range, the SRQ limit armed, DESTROY_SRQ of the XRC SRQ)
  *
@@ -51,8 +53,8 @@
  *    a middle), and never ahead of the furthest response its request
  *    has had (a duplicate asking from one not yet sent is dropped);
  *    an MR destroyed is never touched
- *    again (its pages are freed: AddressSanitizer); a frame for the
- *    second QP never invalidates the window bound to the first;
+ *    again (its pages are freed: AddressSanitizer); a frame for
+ *    another QP never invalidates the window bound to the first;
  *  - R_Keys: the PD they are checked against is the QP's (an XRC
  *    target's: its SRQ's): a new request whose R_Key does not allow
  *    its access there is never carried out (the QP errs, or the frame
@@ -114,10 +116,13 @@
 #define OTHER_XRCDN	2
 #define SRQ_DEPTH	RQ_DEPTH
 #define SRQ_LOG_STRIDE	6	/* 16-byte header + 3 SGEs */
-#define NR_QP		2
+#define NR_QP		3
 #define QPN2		0x12	/* CFG_QP2: a second RC QP on the SRQ */
 #define PEER_QPN2	0x23
 #define QP2_PSN_OFF	0x100	/* its PSNs: the configuration's + this */
+#define QPN3		0x13	/* CFG_QP3: a third */
+#define PEER_QPN3	0x24
+#define QP3_PSN_OFF	0x200
 #define TAKEN_LOG	(2 * CQ_DEPTH)
 
 /* The MRs: what a process would have registered. */
@@ -159,6 +164,7 @@ static const struct mr_layout mr_layout[NR_MR] = {
 #define F_LATE		0x80	/* then: jiffies far past the deadline */
 /* A command record's ctl[3:1] (F_RAW, length 0): */
 #define C_QP2		0x02	/* CMD_SQD..CMD_ERR: to QP2, if there is one */
+#define C_QP3		0x04	/* ... to QP3, if there is one (before C_QP2) */
 
 /* The configuration: the QP's attributes and the buffers' layout. */
 struct cfg {
@@ -172,7 +178,8 @@ struct cfg {
 	u8	min_rnr_timer;	/* [4:0] */
 	u8	rq_wqes;	/* receive WQEs posted at the start, % 17 */
 	u8	rq_sge;		/* [1:0] SGEs - 1 of each receive WQE;
-				 * [7] CFG_QP2, [6] CFG_QP2_PD */
+				 * [7] CFG_QP2, [6] CFG_QP2_PD,
+				 * [5] CFG_QP3 */
 	u8	rq_len[2];	/* bytes of each receive SGE */
 	u8	iova_off[2];	/* MR_RW's iova: its offset in the page */
 	u8	rq_psn[4];
@@ -200,6 +207,11 @@ struct cfg {
  * R_Keys of its requests against its own (hw-interface.md, SRQs).
  */
 #define CFG_QP2_PD	0x40
+/*
+ * cfg.rq_sge bit 5 (zero in every input older than it): with CFG_QP2, a
+ * third RC QP (QPN3) on the SRQ, of its PD, on the same CQ.
+ */
+#define CFG_QP3		0x20
 
 /* A receive WQE a QP took, as the harness posted it. */
 struct taken_wqe {
@@ -234,7 +246,7 @@ struct fuzz_qp {
 
 static struct dray_hw hw;
 static struct net_device ndev = { .name = "fuzz0" };
-/* The QPs: QPN, and QPN2 with CFG_QP2 (nr_qp 2). */
+/* The QPs: QPN, QPN2 with CFG_QP2 (nr_qp 2), QPN3 with CFG_QP3 (3). */
 static struct fuzz_qp fqps[NR_QP];
 static u32 nr_qp;
 /* The QP the transport runs for (a frame it receives, its pass), or NULL. */
@@ -705,7 +717,9 @@ static void setup(void)
 	/* CREATE_QP on an SRQ, or of an XRC target (dev_qp.c). */
 	xrc = !FUZZ_COMP && (cfg.flags & CFG_XRC);
 	on_srq = xrc || (cfg.flags & CFG_SRQ);
-	nr_qp = on_srq && !xrc && (cfg.rq_sge & CFG_QP2) ? 2 : 1;
+	nr_qp = 1;
+	if (on_srq && !xrc && (cfg.rq_sge & CFG_QP2))
+		nr_qp = cfg.rq_sge & CFG_QP3 ? 3 : 2;
 	cur = NULL;
 	srq_rewrites = 0;
 	cq_make(&other_cq, 2, other_cq_ring, &other_cq_db);
@@ -726,6 +740,10 @@ static void setup(void)
 		qp_make(&fqps[1], QPN2, PEER_QPN2,
 			cfg.rq_sge & CFG_QP2_PD ? OTHER_PDN : PDN);
 		qp_connect(&fqps[1], QP2_PSN_OFF, 0xc124);
+	}
+	if (nr_qp > 2) {
+		qp_make(&fqps[2], QPN3, PEER_QPN3, PDN);
+		qp_connect(&fqps[2], QP3_PSN_OFF, 0xc125);
 	}
 
 	rq_next_len = 0;
@@ -1659,7 +1677,8 @@ static u8 frame[DRAY_ETH_HLEN + DRAY_IPV6_HLEN + DRAY_UDP_HLEN + 65536];
 
 /*
  * Put the peer's IP/UDP headers and the ICRC around @body; the BTH
- * pointed at the first QP unless F_KEEP_QPN, or it names the second.
+ * pointed at the first QP unless F_KEEP_QPN, or it names another QP of
+ * the input.
  */
 static u32 frame_build(const u8 *body, u32 len, u8 ctl)
 {
@@ -1680,7 +1699,7 @@ static u32 frame_build(const u8 *body, u32 len, u8 ctl)
 	bth = frame + l2l4;
 	memcpy(bth, body, len);
 	if (!(ctl & F_KEEP_QPN) && len >= sizeof(struct dray_bth) &&
-	    !(nr_qp > 1 && (get32(bth + 4) & DRAY_QPN_MASK) == QPN2)) {
+	    !qp_find(get32(bth + 4) & DRAY_QPN_MASK)) {
 		bth[5] = QPN >> 16;
 		bth[6] = QPN >> 8;
 		bth[7] = QPN & 0xff;
@@ -1712,7 +1731,11 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	u8 mw_state;
 
 	if ((ctl & F_RAW) && !len) {
-		to = &fqps[nr_qp > 1 && (ctl & C_QP2)];
+		to = &fqps[0];
+		if (nr_qp > 2 && (ctl & C_QP3))
+			to = &fqps[2];
+		else if (nr_qp > 1 && (ctl & C_QP2))
+			to = &fqps[1];
 		step_begin(to);
 		command(to, ctl >> 4);
 		step_end();
