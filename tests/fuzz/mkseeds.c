@@ -13,7 +13,8 @@
  * invalidation of the window, bad keys; on an SRQ, with its WQEs
  * rewritten, its producer index broken and its limit armed; two QPs on
  * the SRQ with messages to both interleaved (srq2-*), the second in
- * another PD than the SRQ and the first (srq2pd-*); as an XRC
+ * another PD than the SRQ and the first (srq2pd-*), and a third QP
+ * (srq3-*); as an XRC
  * target, to its domain's SRQ and another's, the SRQ destroyed inside a
  * message). fuzz_comp: send WQEs and the
  * responses a responder gives them (ACKs, READ responses, atomic ACKs,
@@ -44,6 +45,8 @@
 #define QPN		0x11
 #define QPN2		0x12		/* CFG_QP2's QP */
 #define RQ_PSN2		(RQ_PSN + 0x100)	/* + QP2_PSN_OFF */
+#define QPN3		0x13		/* CFG_QP3's QP */
+#define RQ_PSN3		(RQ_PSN + 0x200)	/* + QP3_PSN_OFF */
 #define SQ_PSN		0xfffff0	/* wraps during the longer seeds */
 
 #define F_RAW		0x01
@@ -65,11 +68,13 @@
 #define CMD_SRQ_LIMIT		12
 #define CMD_DESTROY_SRQ		13
 #define C_QP2			0x02	/* a QP's command: to the second */
+#define C_QP3			0x04	/* ... to the third */
 /* fuzz_xport.c's configuration flags and SRQ numbers. */
 #define CFG_SRQ			0x40
 #define CFG_XRC			0x80
 #define CFG_QP2			0x80	/* rq_sge: a second QP on the SRQ */
 #define CFG_QP2_PD		0x40	/* rq_sge: ... in MR_OTHER's PD */
+#define CFG_QP3			0x20	/* rq_sge: a third QP on the SRQ */
 #define SRQN			2
 #define OTHER_SRQN		3
 
@@ -161,6 +166,13 @@ static void cmd(struct seed *s, u8 c)
 static void cmd_qp2(struct seed *s, u8 c)
 {
 	put8(s, F_RAW | C_QP2 | c << 4);
+	put16(s, 0);
+}
+
+/* ... for the third QP. */
+static void cmd_qp3(struct seed *s, u8 c)
+{
+	put8(s, F_RAW | C_QP3 | c << 4);
 	put16(s, 0);
 }
 
@@ -552,6 +564,67 @@ static void resp_srq2pd_seeds(void)
 	save("fuzz_resp", "srq2pd-window", &s);
 }
 
+/*
+ * fuzz_resp with three QPs on the SRQ (CFG_QP3), the second in another
+ * PD in the last two seeds: each message takes the SRQ's next WQE.
+ */
+static void resp_srq3_seeds(void)
+{
+	const u8 qp3 = CFG_QP2 | CFG_QP3;
+	struct seed s;
+
+	/*
+	 * SENDs to the three interleaved, a 2-packet one to QP 3 around
+	 * the others; QP 3 to SQD and back meanwhile.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, qp3);
+	req_to(&s, QPN3, 0, DRAY_OP_SEND_ONLY, RQ_PSN3, 30, true);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 40, true);
+	req_to(&s, QPN3, 0, DRAY_OP_SEND_FIRST, RQ_PSN3 + 1, MTU, false);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, 50, true);
+	cmd_qp3(&s, CMD_SQD);
+	req_to(&s, QPN3, 0, DRAY_OP_SEND_LAST_IMM, RQ_PSN3 + 2, 9, true);
+	cmd_qp3(&s, CMD_RTS);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY_IMM, RQ_PSN + 1, 7, true);
+	req_to(&s, QPN3, 0, DRAY_OP_SEND_ONLY, RQ_PSN3 + 3, 10, true);
+	save("fuzz_resp", "srq3-send", &s);
+
+	/*
+	 * Three WQEs for four messages: QP 1's is RNR NAK'd until one is
+	 * posted; QP 3 moved to ERR inside a SEND (its WQE flushed with its
+	 * tag), QP 2 and QP 1 go on.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 3, 14, qp3 | CFG_QP2_PD);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, 10, true);
+	req_to(&s, QPN3, 0, DRAY_OP_SEND_FIRST, RQ_PSN3, MTU, false);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2 + 1, 10, true);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 10, true);
+	cmd_qp3(&s, CMD_ERR);
+	req_to(&s, QPN, F_POST_RQ, DRAY_OP_SEND_ONLY, RQ_PSN, 10, true);
+	req_to(&s, QPN3, 0, DRAY_OP_SEND_LAST, RQ_PSN3 + 1, 10, true);
+	save("fuzz_resp", "srq3-rnr-err", &s);
+
+	/*
+	 * RDMA to each: QP 2 writes MR_OTHER (its PD), QP 3 MR_RW (its and
+	 * QP 1's); the window, bound to QP 1, refused to QP 3 (remote access
+	 * NAK), used by QP 1.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, qp3 | CFG_QP2_PD);
+	rdma_to(&s, QPN2, 0, DRAY_OP_WRITE_ONLY, RQ_PSN2, KEY_OTHER,
+		IOVA_OTHER + 40, 16, 16);
+	rdma_to(&s, QPN3, 0, DRAY_OP_WRITE_ONLY, RQ_PSN3, KEY_RW,
+		IOVA_RW + 40, 16, 16);
+	rdma_to(&s, QPN3, 0, DRAY_OP_READ_REQUEST, RQ_PSN3 + 1, KEY_RW,
+		IOVA_RW + 40, 16, 0);
+	rdma_to(&s, QPN3, 0, DRAY_OP_WRITE_ONLY, RQ_PSN3 + 2, KEY_MW,
+		MW_IOVA, 4, 4);
+	rdma_to(&s, QPN, 0, DRAY_OP_WRITE_ONLY, RQ_PSN, KEY_MW, MW_IOVA, 4, 4);
+	save("fuzz_resp", "srq3-ops", &s);
+}
+
 /* --- fuzz_resp --------------------------------------------------------- */
 
 static void resp_seeds(void)
@@ -721,6 +794,7 @@ static void resp_seeds(void)
 	resp_srq_seeds();
 	resp_srq2_seeds();
 	resp_srq2pd_seeds();
+	resp_srq3_seeds();
 }
 
 /* --- fuzz_comp ----------------------------------------------------------- */
