@@ -32,11 +32,11 @@
  *           IP/UDP from the QP's path and the ICRC, and points the BTH at
  *           the first QP unless F_KEEP_QPN, or it names another QP of
  *           the input already), or with F_RAW the IP packet as is; an
- *           F_RAW record
- *           of length 0 is a command of software instead (ctl[7:4],
- *           CMD_*: DESTROY_MR, LOCAL_INV of the window, MODIFY_QP to SQD
- *           and back, retry counts, to ERR, of the third QP if ctl has
- *           C_QP3, else of the second if C_QP2; a send WQE rewritten while outstanding; an SRQ WQE
+ *           F_RAW record of length 0 is a command of software instead
+ *           (ctl[7:4], CMD_*: DESTROY_MR, LOCAL_INV of the window,
+ *           MODIFY_QP to SQD and back, retry counts, to ERR, of the
+ *           third QP if ctl has C_QP3, else of the second if C_QP2; a
+ *           send WQE rewritten while outstanding; an SRQ WQE
  *           rewritten before the device takes it, an SRQ producer index
  *           out of range, the SRQ limit armed, DESTROY_SRQ of the XRC SRQ)
  *
@@ -164,7 +164,7 @@ static const struct mr_layout mr_layout[NR_MR] = {
 #define F_LATE		0x80	/* then: jiffies far past the deadline */
 /* A command record's ctl[3:1] (F_RAW, length 0): */
 #define C_QP2		0x02	/* CMD_SQD..CMD_ERR: to QP2, if there is one */
-#define C_QP3		0x04	/* ... to QP3, if there is one (before C_QP2) */
+#define C_QP3		0x04	/* ... to QP3, if there is one (first) */
 
 /* The configuration: the QP's attributes and the buffers' layout. */
 struct cfg {
@@ -1559,8 +1559,8 @@ enum {
  * (a process may); which way depends on its index and the rewrites
  * before: an SGE keyed with another PD's MR, inside it, which must not
  * be written through it; more SGEs than the stride holds; a tag not
- * below the depth. The last two must complete with LOC_QP_OP_ERR naming the tag the WQE
- * has when the device takes it.
+ * below the depth. The last two must complete with LOC_QP_OP_ERR
+ * naming the tag the WQE has when the device takes it.
  */
 static void srq_rewrite(void)
 {
