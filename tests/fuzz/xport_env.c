@@ -50,9 +50,40 @@ void kfree_skb(struct sk_buff *skb)
 	}
 	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++)
 		put_page(skb_shinfo(skb)->frags[i].page);
-	free(skb->head);
+	if (skb->head_frag)
+		skb_free_frag(skb->head);
+	else
+		free(skb->head);
 	free(skb);
 	fuzz_counts.skbs--;
+}
+
+/*
+ * As the kernel's: the head is a netdev_alloc_frag() fragment of
+ * @frag_size bytes, its end the shared info (here kept in the sk_buff).
+ */
+struct sk_buff *build_skb(void *data, unsigned int frag_size)
+{
+	u32 info = SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb;
+
+	if (fuzz_fail_alloc)
+		return NULL;
+	FUZZ_ASSERT(frag_size > info);
+	skb = calloc(1, sizeof(*skb));
+	FUZZ_ASSERT(skb);
+	skb->head = data;
+	skb->data = data;
+	skb->end = frag_size - info;
+	skb->truesize = frag_size;
+	skb->head_frag = 1;
+	fuzz_counts.skbs++;
+	return skb;
+}
+
+void skb_free_frag(void *data)
+{
+	put_page(virt_to_head_page(data));
 }
 
 struct sk_buff *fuzz_skb_from(const void *data, u32 len)

@@ -63,15 +63,32 @@ struct sk_buff *dray_xp_skb_alloc(struct dray_hw *hw, struct dray_hw_qp *qp,
 				  struct dray_pkt *pkt, u32 paylen, bool zcopy)
 {
 	u32 head = LL_RESERVED_SPACE(hw->ndev) + XP_L2L4_MAX;
-	struct sk_buff *skb;
-	u32 hlen;
+	struct sk_buff *skb = NULL;
+	u32 hlen, size, frag;
+	void *data;
 
 	/* The transport's opcodes: RC's operation, UC's or XRC's numbers. */
 	pkt->opcode |= dray_xp_op_transport(qp);
 	hlen = dray_wire_hdr_len(dray_opcodes[pkt->opcode].flags);
 
-	skb = alloc_skb(head + hlen + (zcopy ? 0 : paylen) + XP_TRAILER_MAX,
-			GFP_ATOMIC | __GFP_NOWARN);
+	/*
+	 * The head from the per-CPU page fragment cache, as a NIC's receive
+	 * buffers: kmalloc() memory is cleared (init_on_alloc), and every
+	 * header byte sent is written here anyway.
+	 */
+	size = head + hlen + (zcopy ? 0 : paylen) + XP_TRAILER_MAX;
+	frag = SKB_DATA_ALIGN(size) +
+	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	if (frag <= PAGE_SIZE) {
+		data = netdev_alloc_frag(frag);
+		if (data) {
+			skb = build_skb(data, frag);
+			if (!skb)
+				skb_free_frag(data);
+		}
+	} else {
+		skb = alloc_skb(size, GFP_ATOMIC | __GFP_NOWARN);
+	}
 	if (!skb) {
 		qp->xp.stats.tx_drops++;
 		return NULL;

@@ -412,15 +412,19 @@ struct sk_buff {
 	char			cb[48];
 	struct skb_shared_info	shinfo;
 	int			users;		/* references but one */
+	u8			head_frag;	/* head from netdev_alloc_frag() */
 };
 
 struct sk_buff_head { int unused; };
 
 #define skb_shinfo(skb)		(&(skb)->shinfo)
+#define SKB_DATA_ALIGN(x)	(((x) + 63UL) & ~63UL)
 #define skb_headlen(skb)	((skb)->len - (skb)->data_len)
 #define skb_frag_size_add(f, n)	((f)->size += (n))
 
 struct sk_buff *alloc_skb(unsigned int size, int gfp);
+struct sk_buff *build_skb(void *data, unsigned int frag_size);
+void skb_free_frag(void *data);
 void kfree_skb(struct sk_buff *skb);
 #define consume_skb(skb)	kfree_skb(skb)
 
