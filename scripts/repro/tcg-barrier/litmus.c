@@ -38,7 +38,6 @@ struct shm {
 	_Alignas(LINE) volatile uint32_t y;
 	_Alignas(LINE) volatile uint32_t done;	/* guest: all rounds done */
 	_Alignas(LINE) uint32_t rounds;
-	uint32_t both0, g0, h0, both1;		/* host: the outcomes */
 	_Alignas(LINE) volatile uint8_t rg[];	/* guest's loads, by round */
 };
 
@@ -134,15 +133,17 @@ static int guest(uint32_t rounds)
 
 static int host(const char *path, uint32_t rounds)
 {
-	struct shm *s = map(path, 1);
+	uint32_t i, rh, rg, both0 = 0, g0 = 0, h0 = 0, both1 = 0;
 	unsigned int seed = 7;
-	uint32_t i, rh, rg;
+	struct shm *s;
 
+	/* before SHMFILE exists: run.sh waits for it */
 	if (sizeof(*s) + rounds + 1 > SHM_SIZE) {
 		fprintf(stderr, "litmus: at most %lu rounds\n",
 			SHM_SIZE - sizeof(*s) - 1);
 		return 2;
 	}
+	s = map(path, 1);
 	memset((void *)s->rg, 0xff, rounds + 1);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	s->rounds = rounds;
@@ -157,16 +158,16 @@ static int host(const char *path, uint32_t rounds)
 		while (s->rg[i] == 0xff)
 			;
 		rg = s->rg[i];
-		s->both0 += !rg && !rh;
-		s->g0 += !rg && rh;
-		s->h0 += rg && !rh;
-		s->both1 += rg && rh;
+		both0 += !rg && !rh;
+		g0 += !rg && rh;
+		h0 += rg && !rh;
+		both1 += rg && rh;
 		s->h = i;
 	}
 	while (!s->done)
 		;
 	printf("rounds %u: both read 0 (the barriers failed) %u, guest 0 %u, host 0 %u, both 1 %u\n",
-	       rounds, s->both0, s->g0, s->h0, s->both1);
+	       rounds, both0, g0, h0, both1);
 	return 0;
 }
 

@@ -24,7 +24,10 @@ fail=0
 for maxcpus in 1 2; do
 	"$out/litmus" host "$shm" "$rounds" >"$out/host-$maxcpus.txt" &
 	hpid=$!
-	while [[ ! -s $shm ]]; do sleep 0.1; done
+	while [[ ! -s $shm ]]; do
+		kill -0 "$hpid" 2>/dev/null || exit 2	# the host side failed
+		sleep 0.1
+	done
 	DRAY_VM_MAXCPUS=$maxcpus DRAY_VM_ACCEL=tcg \
 		DRAY_VM_QEMU_ARGS="-object memory-backend-file,id=lit,share=on,mem-path=$shm,size=1M -device ivshmem-plain,memdev=lit" \
 		"$repo/scripts/vm-run.sh" --smp 1 --quiet --timeout 600 -- \
