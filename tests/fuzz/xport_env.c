@@ -3,9 +3,10 @@
  * The environment of the transport's fuzz build (xport_env.h): what
  * kinc/fuzz_kernel.h declares and needs state for, and the NIC model's
  * functions outside the compiled files, reduced to what the fuzzed paths
- * may call. A model function the transport must never reach for the one
- * RC QP the targets drive (UD, SRQs, admin-only helpers) aborts.
+ * may call. A model function the targets' QPs must never reach (the UD
+ * send side's address handles, admin-only helpers) aborts.
  */
+#include "dev_ah.h"
 #include "dev_cmd.h"
 #include "dev_srq.h"
 #include "dev_xport_int.h"
@@ -306,34 +307,31 @@ void dray_hw_xrcd_put(struct dray_hw *hw, u32 xrcdn)
 	FUZZ_UNREACHED();
 }
 
-void dray_ud_modify(struct dray_hw *hw, struct dray_hw_qp *qp, u32 mask,
-		    u8 old_state)
+/*
+ * The send side of dev_ud.c: address handles (dev_ah.c) and the port's
+ * MTU (dev_port.c). The targets give the UD QP no send WQEs, so nothing
+ * looks an address up or asks for the MTU.
+ */
+struct dray_hw_ah *dray_hw_ah_find(struct dray_hw *hw, u32 ahn)
 {
 	(void)hw;
-	(void)qp;
-	(void)mask;
-	(void)old_state;
-	FUZZ_UNREACHED();
+	(void)ahn;
+	return FUZZ_UNREACHED_PTR();
 }
 
-bool dray_ud_want_run(struct dray_hw_qp *qp)
+bool dray_hw_av_resolve(struct dray_hw *hw, const struct dray_path *av,
+			struct dray_hw_path *out)
 {
-	(void)qp;
+	(void)hw;
+	(void)av;
+	(void)out;
 	return FUZZ_UNREACHED();
 }
 
-void dray_ud_send(struct dray_hw *hw, struct dray_hw_qp *qp)
+u8 dray_hw_port_active_mtu(struct dray_hw *hw)
 {
 	(void)hw;
-	(void)qp;
-	FUZZ_UNREACHED();
-}
-
-void dray_ud_timer(struct dray_hw *hw, struct dray_hw_qp *qp)
-{
-	(void)hw;
-	(void)qp;
-	FUZZ_UNREACHED();
+	return FUZZ_UNREACHED();
 }
 
 /*
@@ -363,20 +361,4 @@ bool dray_hw_mcast_is_ours(struct dray_hw *hw, const struct in6_addr *dst)
 	(void)hw;
 	(void)dst;
 	return false;
-}
-
-/*
- * A UD SEND for the RC QP: dray_ud_rx() drops frames for a QP that is not
- * UD (dev_ud.c); so does this stand-in, counting the drop as it does.
- */
-void dray_ud_rx(struct dray_hw *hw, struct dray_hw_qp *qp,
-		struct dray_xp_rxpkt *rx, const u8 *ip,
-		const struct dray_wire_l3 *l3)
-{
-	(void)hw;
-	(void)ip;
-	(void)l3;
-	FUZZ_ASSERT(!dray_hw_qpt_dg(qp->type));
-	qp->xp.stats.rx_drops++;
-	kfree_skb(rx->skb);
 }

@@ -4,7 +4,8 @@
  * the kernel functions of kinc/fuzz_kernel.h that need state (sk_buff
  * and page allocation, the netdev's transmit), the parts of the NIC
  * model outside the transport that are not compiled (engine, event
- * queues, PDs, SRQs, UD), and the bookkeeping the fuzz targets check.
+ * queues, PDs, address handles, the port), and the bookkeeping the fuzz
+ * targets check.
  */
 #ifndef DRAY_FUZZ_XPORT_ENV_H
 #define DRAY_FUZZ_XPORT_ENV_H
