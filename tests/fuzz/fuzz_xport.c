@@ -4,7 +4,8 @@
  * model (drivers/dray/dev/dev_xport.c, dev_resp.c, dev_comp.c, dev_req.c,
  * dev_net.c, with the memory protection of dev_mem.c/dev_mw.c, the data
  * movement of dev_sge.c and the work queues and CQs of dev_wq.c/dev_cq.c)
- * compiled unmodified in user space against kinc/ (see fuzz_kernel.h).
+ * and the receive side of the UD service (dev_ud.c) compiled unmodified
+ * in user space against kinc/ (see fuzz_kernel.h).
  *
  * One RC QP in RTS, as CREATE_QP and MODIFY_QP leave it, with its rings
  * and a CQ in harness memory; five MRs and a type 2 memory window backed
@@ -12,8 +13,10 @@
  * receive queue (dev_srq.c), with a second RC QP on the same SRQ, PD and
  * CQ if asked (CFG_QP2: another connection to the same host, its own
  * peer QP, PSNs and send queue; with CFG_QP2_PD in the other PD, the one
- * of MR_OTHER) and a third (CFG_QP3, of the SRQ's PD), or make it an XRC
- * target of a domain
+ * of MR_OTHER) and a third (CFG_QP3, of the SRQ's PD), and a UD QP
+ * (CFG_UD: UD_QPN, of the SRQ's PD, on the same CQ, with Q_Key UD_QKEY
+ * and no send WQE) taking the SRQ's WQEs for the UD SENDs it receives,
+ * or make it an XRC target of a domain
  * with an XRC SRQ (its receives and its PD) beside an XRC SRQ of another
  * domain that nothing may take from. The fuzz input is a configuration
  * and a sequence of frames from the peer, each handed to dray_xport_rx()
@@ -35,7 +38,8 @@
  *           F_RAW record of length 0 is a command of software instead
  *           (ctl[7:4], CMD_*: DESTROY_MR, LOCAL_INV of the window,
  *           MODIFY_QP to SQD and back, retry counts, to ERR, of the
- *           third QP if ctl has C_QP3, else of the second if C_QP2; a
+ *           UD QP if ctl has C_UD (no retry counts: not its attributes),
+ *           else of the third QP if C_QP3, else of the second if C_QP2; a
  *           send WQE rewritten while outstanding; an SRQ WQE
  *           rewritten before the device takes it, an SRQ producer index
  *           out of range, the SRQ limit armed, DESTROY_SRQ of the XRC SRQ)
@@ -85,6 +89,26 @@
  *    outstanding; the consumer index published is the device's; a WQE
  *    taken below an armed limit fires it (an event); the other domain's
  *    XRC SRQ gives out nothing and its CQ gets nothing;
+ *  - the UD QP (CFG_UD): only a UD SEND (DETH) to it with its Q_Key
+ *    takes a receive WQE, one, the SRQ's next (the SRQ checks above hold
+ *    with it as a taker); one whose Q_Key is not the QP's (one off, or
+ *    with bit 31 set: dev_ud.c compares all 32 bits) takes none, writes
+ *    nothing and is counted as a drop, a Q_Key violation if nothing else
+ *    is wrong with it; one with nothing wrong takes a WQE if the SRQ has
+ *    one. The WQE gets the GRH (40 bytes: 20 zero bytes and the IPv4
+ *    header, or the IPv6 header, as received), then the payload, in
+ *    its SGEs in order (the last byte aimed at a place is what it
+ *    holds), each SGE judged by its lkey in the SRQ's PD; nothing else
+ *    in memory changes (after an error: only bytes of the message, in
+ *    the places valid SGEs give them). Its CQE: the UD QP, the tag the
+ *    WQE had, the status the WQE calls for (malformed: LOC_QP_OP_ERR,
+ *    shorter than GRH and payload: LOC_LEN_ERR, a refused SGE:
+ *    LOC_PROT_ERR); on success RECV, byte length 40 + payload, the
+ *    DETH's source QP, the immediate (SEND Only with Immediate only),
+ *    the GRH flag and its kind, the solicited bit. The QP completes
+ *    each WQE in the call that took it, never sends (its engine pass
+ *    runs as the others'), arms no timer, keeps the PSN MODIFY_QP gave
+ *    it, and stays in RTS or SQD (RTR with CFG_RTR) unless in ERR;
  *  - engine.lock held wherever the transport asserts it; after the input,
  *    no sk_buff or fragment page leaked, the MR pages' references
  *    back to one, and every QP unpublished and reset as DESTROY_QP does.
@@ -116,13 +140,16 @@
 #define OTHER_XRCDN	2
 #define SRQ_DEPTH	RQ_DEPTH
 #define SRQ_LOG_STRIDE	6	/* 16-byte header + 3 SGEs */
-#define NR_QP		3
+#define NR_QP		4
 #define QPN2		0x12	/* CFG_QP2: a second RC QP on the SRQ */
 #define PEER_QPN2	0x23
 #define QP2_PSN_OFF	0x100	/* its PSNs: the configuration's + this */
 #define QPN3		0x13	/* CFG_QP3: a third */
 #define PEER_QPN3	0x24
 #define QP3_PSN_OFF	0x200
+#define UD_QPN		0x14	/* CFG_UD: a UD QP on the SRQ */
+#define UD_QKEY		0x1b2c3d4e	/* its Q_Key (not a controlled one) */
+#define UD_PSN_OFF	0x300	/* its SQ PSN: the configuration's + this */
 #define TAKEN_LOG	(2 * CQ_DEPTH)
 
 /* The MRs: what a process would have registered. */
@@ -165,6 +192,7 @@ static const struct mr_layout mr_layout[NR_MR] = {
 /* A command record's ctl[3:1] (F_RAW, length 0): */
 #define C_QP2		0x02	/* CMD_SQD..CMD_ERR: to QP2, if there is one */
 #define C_QP3		0x04	/* ... to QP3, if there is one (first) */
+#define C_UD		0x08	/* ... to the UD QP, if there is one (first) */
 
 /* The configuration: the QP's attributes and the buffers' layout. */
 struct cfg {
@@ -179,7 +207,7 @@ struct cfg {
 	u8	rq_wqes;	/* receive WQEs posted at the start, % 17 */
 	u8	rq_sge;		/* [1:0] SGEs - 1 of each receive WQE;
 				 * [7] CFG_QP2, [6] CFG_QP2_PD,
-				 * [5] CFG_QP3 */
+				 * [5] CFG_QP3, [4] CFG_UD */
 	u8	rq_len[2];	/* bytes of each receive SGE */
 	u8	iova_off[2];	/* MR_RW's iova: its offset in the page */
 	u8	rq_psn[4];
@@ -212,6 +240,13 @@ struct cfg {
  * third RC QP (QPN3) on the SRQ, of its PD, on the same CQ.
  */
 #define CFG_QP3		0x20
+/*
+ * cfg.rq_sge bit 4 (zero in every input older than it): with CFG_SRQ and
+ * not CFG_XRC, a UD QP (UD_QPN, Q_Key UD_QKEY) on the same SRQ, of its
+ * PD, on the same CQ, in RTS (in RTR with CFG_RTR) as CREATE_QP and
+ * MODIFY_QP leave it; it has no send WQEs. The last of the QPs.
+ */
+#define CFG_UD		0x10
 
 /* A receive WQE a QP took, as the harness posted it. */
 struct taken_wqe {
@@ -219,6 +254,17 @@ struct taken_wqe {
 	u64	len;		/* its capacity */
 	bool	bad;		/* malformed: completes with LOC_QP_OP_ERR */
 	bool	bad_key;	/* an lkey not valid in its queue's PD */
+	/*
+	 * The UD QP's: taken by a UD SEND the harness saw it receive
+	 * (check_ud_rx()), and what the CQE must say: the status, and on
+	 * success the length (GRH and payload), the DETH's source QP, the
+	 * immediate, the GRH's kind.
+	 */
+	bool	ud;
+	u8	ud_status;
+	bool	ud_imm, ud_ipv6, ud_se;
+	u32	ud_len, ud_src_qpn;
+	__be32	ud_imm_data;
 };
 
 /*
@@ -246,9 +292,13 @@ struct fuzz_qp {
 
 static struct dray_hw hw;
 static struct net_device ndev = { .name = "fuzz0" };
-/* The QPs: QPN, QPN2 with CFG_QP2 (nr_qp 2), QPN3 with CFG_QP3 (3). */
+/*
+ * The QPs: QPN, QPN2 with CFG_QP2, QPN3 with CFG_QP3, then the UD QP
+ * with CFG_UD (ud); nr_qp of them.
+ */
 static struct fuzz_qp fqps[NR_QP];
 static u32 nr_qp;
+static struct fuzz_qp *ud;
 /* The QP the transport runs for (a frame it receives, its pass), or NULL. */
 static struct fuzz_qp *cur;
 static struct dray_hw_cq cq;
@@ -700,6 +750,33 @@ static void qp_connect(struct fuzz_qp *f, u32 psn_off, u16 udp_sport)
 	}
 }
 
+/*
+ * CFG_UD: a UD QP on the SRQ, of its PD, as CREATE_QP leaves it
+ * (qp_make() but for the type), then MODIFY_QP with what dev_qp_fsm.c
+ * asks of a UD QP: to INIT with its Q_Key, to RTR, to RTS with its SQ
+ * PSN (unless CFG_RTR). A datagram QP has no path and no peer.
+ */
+static void ud_qp_make(struct fuzz_qp *f)
+{
+	struct dray_hw_qp *qp = &f->qp;
+
+	qp_make(f, UD_QPN, 0, PDN);
+	qp->type = DRAY_QPT_UD;
+	dray_xport_init(&hw, qp);
+	qp->qkey = UD_QKEY;
+	qp->state = DRAY_QPS_INIT;
+	dray_xport_modify(&hw, qp, DRAY_QP_ATTR_STATE | DRAY_QP_ATTR_PKEY_INDEX |
+			  DRAY_QP_ATTR_PORT | DRAY_QP_ATTR_QKEY, DRAY_QPS_RESET);
+	qp->state = DRAY_QPS_RTR;
+	dray_xport_modify(&hw, qp, DRAY_QP_ATTR_STATE, DRAY_QPS_INIT);
+	if (cfg.flags & CFG_RTR)
+		return;
+	qp->sq_psn = (get32(cfg.sq_psn) + UD_PSN_OFF) & DRAY_PSN_MASK;
+	qp->state = DRAY_QPS_RTS;
+	dray_xport_modify(&hw, qp, DRAY_QP_ATTR_STATE | DRAY_QP_ATTR_SQ_PSN,
+			  DRAY_QPS_RTR);
+}
+
 static void setup(void)
 {
 	u32 i;
@@ -745,6 +822,11 @@ static void setup(void)
 		qp_make(&fqps[2], QPN3, PEER_QPN3, PDN);
 		qp_connect(&fqps[2], QP3_PSN_OFF, 0xc125);
 	}
+	ud = NULL;
+	if (on_srq && !xrc && (cfg.rq_sge & CFG_UD)) {
+		ud = &fqps[nr_qp++];
+		ud_qp_make(ud);
+	}
 
 	rq_next_len = 0;
 	for (i = 0; i < cfg.rq_wqes % (RQ_DEPTH + 1); i++)
@@ -779,6 +861,14 @@ struct allowed {
 	 */
 	bool	named, key_ok, plain;
 	u32	psn;
+	/*
+	 * A UD SEND to the UD QP (check_ud_rx()): its IP header, its BTH,
+	 * where its payload starts and how long it is.
+	 */
+	bool	ud;
+	bool	ipv6;
+	const u8 *ip, *bth, *pay;
+	u32	pay_len;
 };
 
 /* The PD of the memory a request to @f names: an XRC target's SRQ's. */
@@ -929,6 +1019,21 @@ static struct allowed frame_allowed(const u8 *ip, u32 len, bool ipv6,
 		return a;
 	pay = l3.udp_len - hlen - pkt.pad - DRAY_ICRC_BYTES;
 	f = dray_opcodes[pkt.opcode].flags;
+	if (*to == ud) {
+		/*
+		 * The UD QP takes UD SENDs only; what one may change is
+		 * checked apart (check_ud_rx()): nothing here.
+		 */
+		if (f & DRAY_OPF_UD) {
+			a.ud = true;
+			a.ipv6 = l3.ipv6;
+			a.ip = ip;
+			a.bth = ip + l4;
+			a.pay = ip + l4 + hlen;
+			a.pay_len = pay;
+		}
+		return a;
+	}
 	rkey_req(&a, *to, &pkt, pay);
 	if ((f & DRAY_OPF_REQ) && (f & DRAY_OPF_SEND)) {
 		a.recv = true;
@@ -1047,6 +1152,259 @@ static void check_memory(const struct allowed *a)
 	}
 }
 
+/* --- the UD QP ------------------------------------------------------------ */
+
+#define GRH_BYTES	40	/* a UD receive's GRH: RoCEv2's IP header */
+#define IPV4_BYTES	20	/* ... for IPv4 at its end, zeros before */
+#define UD_MAX_PAY	4096	/* a UD payload never exceeds the largest MTU */
+
+/* The UD QP and the SRQ before a frame for the UD QP (deliver()). */
+struct ud_before {
+	struct dray_xp_stats	stats;
+	u32			fetched;	/* its rq.fetched */
+	u32			srq_taken;	/* the SRQ's next WQE */
+	u8			state;
+	bool			srq_ready;	/* a WQE there, SRQ healthy */
+};
+
+static void ud_snapshot(struct ud_before *b)
+{
+	u32 pi = le32_to_cpu(srq.db.producer);
+
+	b->stats = ud->qp.xp.stats;
+	b->fetched = ud->qp.rq.fetched;
+	b->state = ud->qp.state;
+	b->srq_taken = srq.hw ? srq.hw->taken : 0;
+	b->srq_ready = srq.hw && !srq.hw->error &&
+		       pi - b->srq_taken - 1 < SRQ_DEPTH;
+}
+
+/* The UD QP's counters of frames it dropped. */
+static u64 ud_drops(const struct dray_xp_stats *st)
+{
+	return st->rx_icrc_errors + st->rx_drops + st->pkey_violations +
+	       st->qkey_violations + st->rx_no_wqe;
+}
+
+/*
+ * Byte @p of what a UD SEND places: the GRH (the IPv6 header as received,
+ * or 20 zero bytes and the IPv4 header), then the payload.
+ */
+static u8 ud_byte(const struct allowed *a, u32 p)
+{
+	if (p >= GRH_BYTES)
+		return a->pay[p - GRH_BYTES];
+	if (a->ipv6)
+		return a->ip[p];
+	return p < GRH_BYTES - IPV4_BYTES ? 0 :
+	       a->ip[p - (GRH_BYTES - IPV4_BYTES)];
+}
+
+/*
+ * The MR SGE @sge of an SRQ WQE may write, judged as the device must: by
+ * lkey, in the SRQ's PD, with local write; -1 if none. Its bytes must
+ * also lie inside the MR (ud_target()).
+ */
+static int ud_sge_mr(const struct dray_sge *sge)
+{
+	u32 key = le32_to_cpu(sge->lkey);
+	int m;
+
+	for (m = 0; m < NR_MR; m++)
+		if (!mr_gone[m] && key == mrs[m].key)
+			return mr_layout[m].pdn == srq.hw->pdn &&
+			       (mr_layout[m].access & DRAY_ACCESS_LOCAL_WRITE) ?
+			       m : -1;
+	return -1;
+}
+
+/* MR @m's byte at @addr: its offset, or false if outside the MR. */
+static bool ud_target(int m, u64 addr, u64 *off)
+{
+	if (m < 0 || !range_in(addr, 1, mrs[m].iova, mr_layout[m].length))
+		return false;
+	*off = addr - mrs[m].iova;
+	return true;
+}
+
+/*
+ * Per MR byte: 0 no byte of the message goes there, 1 one does, 2 it
+ * holds the one that must (or, after an error, may) be there.
+ */
+static u8 ud_mark[NR_MR][MAX_PAGES * PAGE_SIZE];
+static struct {
+	s8	m;		/* -1: the SGE is refused */
+	u32	off;
+} ud_dst[GRH_BYTES + UD_MAX_PAY];
+
+/*
+ * A frame for the UD QP (@a: what it was, if a UD SEND; @b: before it).
+ * Only a UD SEND whose Q_Key is the QP's takes a receive WQE, one, the
+ * SRQ's next; a bad Q_Key (however else the frame is) takes nothing and
+ * is counted as a drop, as a Q_Key violation if nothing else is wrong
+ * with it. A good one takes a WQE if the SRQ has one and nothing else is
+ * wrong with the frame; the WQE gets the GRH, then the payload, in its
+ * SGEs in order, each judged in the SRQ's PD; nothing else in memory
+ * changes. What the CQE must say is recorded for cq_consume().
+ */
+static void check_ud_rx(const struct allowed *a, u8 ctl,
+			const struct ud_before *b)
+{
+	const struct dray_hw_qp *qp = &ud->qp;
+	const struct dray_xp_stats *st = &qp->xp.stats;
+	u32 took = qp->rq.fetched - b->fetched, n, i, j, p, len, total;
+	struct taken_wqe *w = &ud->taken[b->fetched % TAKEN_LOG];
+	bool fine, clean, placed_all = true;
+	const struct dray_sge *sge;
+	const u8 *slot;
+	u64 addr, off = 0;
+	int m, pg, k;
+
+	FUZZ_ASSERT(took <= 1);
+	if (!a->ud) {
+		FUZZ_ASSERT(!took);
+		return;
+	}
+	/*
+	 * What else makes the QP drop it (dray_xport_rx(), dev_ud.c): its
+	 * state, the P_Key, the length, the ICRC (unknown for F_RAW; none
+	 * checked on internal loopback). Clean: nothing.
+	 */
+	fine = (b->state == DRAY_QPS_RTR || b->state == DRAY_QPS_RTS ||
+		b->state == DRAY_QPS_SQD || b->state == DRAY_QPS_SQE) &&
+	       (get16(a->bth + 2) | 0x8000) == 0xffff &&
+	       a->pay_len <= UD_MAX_PAY &&
+	       ((ctl & (F_RAW | F_BAD_ICRC)) != F_BAD_ICRC ||
+		(ctl & F_LOOPBACK));
+	clean = fine && !(ctl & F_RAW);
+	if (get32(a->bth + 12) != UD_QKEY) {
+		/* IBTA 10.2.4: a Q_Key violation is dropped, and counted. */
+		FUZZ_ASSERT(!took);
+		FUZZ_ASSERT(ud_drops(st) == ud_drops(&b->stats) + 1);
+		if (clean)
+			FUZZ_ASSERT(st->qkey_violations ==
+				    b->stats.qkey_violations + 1);
+		return;
+	}
+	if (!took) {
+		/* Dropped and counted, or the SRQ broke (the QP errs). */
+		FUZZ_ASSERT(!(clean && b->srq_ready));
+		FUZZ_ASSERT(ud_drops(st) - ud_drops(&b->stats) <= 1);
+		if (srq.hw && !srq.hw->error)
+			FUZZ_ASSERT(ud_drops(st) == ud_drops(&b->stats) + 1);
+		return;
+	}
+	FUZZ_ASSERT(fine && ud_drops(st) == ud_drops(&b->stats));
+
+	/*
+	 * The WQE taken, as the SRQ ring has it still (nothing posts over
+	 * it before the harness is back): where each byte of GRH and
+	 * payload goes. Malformed, it places nothing.
+	 */
+	total = GRH_BYTES + a->pay_len;
+	slot = wq_slot(srq.ring, b->srq_taken, SRQ_DEPTH, SRQ_LOG_STRIDE);
+	sge = (const struct dray_sge *)(slot + DRAY_SRQ_WQE_HDR_SIZE);
+	n = w->bad ? 0 : slot[0];
+	FUZZ_ASSERT(n <= 3);
+	memset(ud_mark, 0, sizeof(ud_mark));
+	for (i = 0, p = 0; i < n && p < total; i++) {
+		m = ud_sge_mr(&sge[i]);
+		addr = le64_to_cpu(sge[i].addr);
+		len = le32_to_cpu(sge[i].length);
+		for (j = 0; j < len && p < total; j++, p++) {
+			ud_dst[p].m = ud_target(m, addr + j, &off) ? m : -1;
+			ud_dst[p].off = off;
+			if (ud_dst[p].m < 0)
+				placed_all = false;
+			else
+				ud_mark[m][off] = 1;
+		}
+	}
+	/* What its CQE must say (dev_ud.h). */
+	w->ud = true;
+	w->ud_len = total;
+	w->ud_src_qpn = get32(a->bth + 16) & DRAY_QPN_MASK;
+	w->ud_imm = a->bth[0] == DRAY_OP_UD_SEND_ONLY_IMM;
+	w->ud_imm_data = w->ud_imm ? cpu_to_be32(get32(a->bth + 20)) : 0;
+	w->ud_ipv6 = a->ipv6;
+	w->ud_se = a->bth[1] & 0x80;
+	if (w->bad)
+		w->ud_status = DRAY_CQE_ST_LOC_QP_OP_ERR;
+	else if (p < total)
+		w->ud_status = DRAY_CQE_ST_LOC_LEN_ERR;	/* too short */
+	else if (!placed_all)
+		w->ud_status = DRAY_CQE_ST_LOC_PROT_ERR;
+	else
+		w->ud_status = DRAY_CQE_ST_SUCCESS;
+
+	/*
+	 * Placed: each byte holds the message's last byte aimed at it (SGEs
+	 * may overlap). After an error the device may have placed part of
+	 * it: a byte changed holds one of the bytes aimed at it.
+	 */
+	if (w->ud_status == DRAY_CQE_ST_SUCCESS) {
+		for (k = (int)total - 1; k >= 0; k--) {
+			m = ud_dst[k].m;
+			if (ud_mark[m][ud_dst[k].off] != 1)
+				continue;
+			FUZZ_ASSERT(mr_byte(m, ud_dst[k].off, false) ==
+				    ud_byte(a, k));
+			ud_mark[m][ud_dst[k].off] = 2;
+		}
+	} else {
+		for (k = 0; k < (int)p; k++) {
+			m = ud_dst[k].m;
+			if (m >= 0 && mr_byte(m, ud_dst[k].off, false) ==
+				      ud_byte(a, k))
+				ud_mark[m][ud_dst[k].off] = 2;
+		}
+	}
+	/* Nothing changed anywhere else; the shadow catches up. */
+	for (m = 0; m < NR_MR; m++) {
+		u64 start = offset_in_page(mrs[m].iova);
+
+		if (mr_gone[m])
+			continue;
+		for (pg = 0; pg < (int)mrs[m].n_pages; pg++) {
+			u8 *now = mr_pages[m][pg].addr, *was = shadow[m][pg];
+
+			if (!memcmp(now, was, PAGE_SIZE))
+				continue;
+			for (k = 0; k < (int)PAGE_SIZE; k++) {
+				off = (u64)pg * PAGE_SIZE + k - start;
+				if (now[k] != was[k])
+					FUZZ_ASSERT((u64)pg * PAGE_SIZE + k >=
+						    start &&
+						    off < mrs[m].length &&
+						    ud_mark[m][off] == 2);
+			}
+			memcpy(was, now, PAGE_SIZE);
+		}
+	}
+}
+
+/*
+ * A receive CQE of the UD QP, of WQE @w: as check_ud_rx() recorded when
+ * a frame made it take @w (nothing else takes for it), with the byte
+ * length of GRH and payload, the DETH's source QP, the immediate.
+ */
+static void check_ud_cqe(const struct dray_cqe *c, const struct taken_wqe *w)
+{
+	FUZZ_ASSERT(w->ud);
+	FUZZ_ASSERT(c->status == w->ud_status);
+	if (c->status != DRAY_CQE_ST_SUCCESS)
+		return;
+	FUZZ_ASSERT(c->opcode == DRAY_CQE_RECV);
+	FUZZ_ASSERT(le32_to_cpu(c->byte_len) == w->ud_len);
+	FUZZ_ASSERT(le32_to_cpu(c->src_qpn) == w->ud_src_qpn);
+	FUZZ_ASSERT(!(c->flags & DRAY_CQE_F_IMM) == !w->ud_imm);
+	if (w->ud_imm)
+		FUZZ_ASSERT(c->imm_data == w->ud_imm_data);
+	FUZZ_ASSERT(c->flags & DRAY_CQE_F_GRH);
+	FUZZ_ASSERT(!(c->flags & DRAY_CQE_F_IPV6) == !w->ud_ipv6);
+	FUZZ_ASSERT(!(c->flags & DRAY_CQE_F_SOLICITED) == !w->ud_se);
+}
+
 /*
  * The SRQs: the QPs (their only takers) took each WQE the SRQ gave out,
  * at most the depth outstanding; the index published to software is the
@@ -1072,6 +1430,25 @@ static void check_srqs(void)
 	}
 }
 
+/*
+ * The UD QP: it completes each receive WQE in the call that takes it,
+ * has no send WQE, so no timer, nothing stalled and its PSN where
+ * MODIFY_QP to RTS set it; in RTS or SQD (RTR with CFG_RTR) unless ERR.
+ */
+static void check_ud_qp(const struct fuzz_qp *f)
+{
+	const struct dray_hw_qp *qp = &f->qp;
+
+	FUZZ_ASSERT(qp->rq.fetched == qp->rq.completed);
+	FUZZ_ASSERT(!qp->sq.posted && !qp->sq.fetched && !qp->sq.completed);
+	FUZZ_ASSERT(!qp->deadline && !qp->ud.stall);
+	FUZZ_ASSERT(qp->ud.psn == (cfg.flags & CFG_RTR ? 0 : qp->sq_psn));
+	if (qp->state == DRAY_QPS_ERR)
+		return;
+	FUZZ_ASSERT(qp->state == DRAY_QPS_RTS || qp->state == DRAY_QPS_SQD ||
+		    (qp->state == DRAY_QPS_RTR && (cfg.flags & CFG_RTR)));
+}
+
 static void check_qp(const struct fuzz_qp *f)
 {
 	const struct dray_hw_qp *qp = &f->qp;
@@ -1087,6 +1464,10 @@ static void check_qp(const struct fuzz_qp *f)
 		    qp->rq.posted - qp->rq.completed);
 	FUZZ_ASSERT(qp->rq.posted - qp->rq.completed <= RQ_DEPTH);
 	FUZZ_ASSERT(qp->rq.fetched - qp->rq.completed <= 1);
+	if (f == ud) {
+		check_ud_qp(f);
+		return;
+	}
 
 	if (qp->xp.err || qp->state == DRAY_QPS_ERR)
 		return;
@@ -1224,6 +1605,8 @@ static void cq_consume(void)
 			if (c->status == DRAY_CQE_ST_SUCCESS &&
 			    c->opcode == DRAY_CQE_RECV)
 				FUZZ_ASSERT(le32_to_cpu(c->byte_len) <= w.len);
+			if (f == ud)
+				check_ud_cqe(c, &w);
 		}
 		TRACE("  cqe qp %#x %s wqe %u opcode %#x status %u verr %#x len %u\n",
 		      f->qp.qpn, c->flags & DRAY_CQE_F_SEND_QUEUE ? "SQ" : "RQ",
@@ -1314,6 +1697,8 @@ static void tx_check(struct sk_buff *skb)
 	const u8 *ip = buf + DRAY_ETH_HLEN;
 	int hlen;
 
+	/* The UD QP has no send WQE: its pass and its frames send nothing. */
+	FUZZ_ASSERT(!ud || cur != ud);
 	FUZZ_ASSERT(len <= sizeof(buf) && len > DRAY_ETH_HLEN);
 	FUZZ_ASSERT(!skb_copy_bits(skb, 0, buf, len));
 	FUZZ_ASSERT(skb->dev == &ndev);
@@ -1632,7 +2017,9 @@ static void command(struct fuzz_qp *f, u8 cmd)
 		dray_xport_modify(&hw, qp, DRAY_QP_ATTR_STATE, state);
 		break;
 	case CMD_RETRY:
-		if (state != DRAY_QPS_RTS && state != DRAY_QPS_SQD)
+		/* Not an attribute of a UD QP (dev_qp_fsm.c). */
+		if ((state != DRAY_QPS_RTS && state != DRAY_QPS_SQD) ||
+		    dray_hw_qpt_dg(qp->type))
 			break;
 		qp->retry_cnt = (qp->retry_cnt + 1) & 7;
 		qp->rnr_retry = (qp->rnr_retry + 3) & 7;
@@ -1727,15 +2114,18 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	struct sk_buff *skb;
 	const u8 *ip;
 	u32 iplen, taken, epsn;
+	struct ud_before udb;
 	bool live, err;
 	u8 mw_state;
 
 	if ((ctl & F_RAW) && !len) {
 		to = &fqps[0];
-		if (nr_qp > 2 && (ctl & C_QP3))
-			to = &fqps[2];
-		else if (nr_qp > 1 && (ctl & C_QP2))
-			to = &fqps[1];
+		if (ud && (ctl & C_UD))
+			to = ud;
+		else if ((ctl & C_QP3) && qp_find(QPN3))
+			to = qp_find(QPN3);
+		else if ((ctl & C_QP2) && qp_find(QPN2))
+			to = qp_find(QPN2);
 		step_begin(to);
 		command(to, ctl >> 4);
 		step_end();
@@ -1770,10 +2160,16 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	rx_req = &a;
 	rx_to = to;
 	rx_access_naks = 0;
+	if (ud)
+		ud_snapshot(&udb);
 	step_begin(to);
 	dray_xport_rx(&hw, skb);
 	step_end();
 	rx_req = NULL;
+	if (ud && to == ud)
+		check_ud_rx(&a, ctl, &udb);
+	else if (ud)
+		FUZZ_ASSERT(ud->qp.rq.fetched == udb.fetched);
 	/*
 	 * A new request whose R_Key does not allow its access in the QP's
 	 * PD is never carried out: the QP errs (with a remote access NAK
