@@ -14,12 +14,13 @@
  * rewritten, its producer index broken and its limit armed; two QPs on
  * the SRQ with messages to both interleaved (srq2-*), the second in
  * another PD than the SRQ and the first (srq2pd-*), and a third QP
- * (srq3-*); as an XRC
+ * (srq3-*); a UD QP on the SRQ receiving UD SENDs, with a bad Q_Key, into
+ * a WQE too short, between messages to the RC QPs (srqud-*); as an XRC
  * target, to its domain's SRQ and another's, the SRQ destroyed inside a
  * message). fuzz_comp: send WQEs and the
  * responses a responder gives them (ACKs, READ responses, atomic ACKs,
  * NAKs of each kind, timeouts), and SENDs to two QPs on an SRQ around
- * them. The captured seeds (cap-*) come from pcap2seeds.py; see
+ * them, and UD SENDs to the UD QP on the SRQ. The captured seeds (cap-*) come from pcap2seeds.py; see
  * Documentation/testing.md.
  */
 #include <stdio.h>
@@ -48,8 +49,12 @@
 #define QPN3		0x13		/* CFG_QP3's QP */
 #define RQ_PSN3		(RQ_PSN + 0x200)	/* + QP3_PSN_OFF */
 #define SQ_PSN		0xfffff0	/* wraps during the longer seeds */
+#define UD_QPN		0x14		/* CFG_UD's QP */
+#define UD_QKEY		0x1b2c3d4e	/* its Q_Key */
+#define UD_SRC_QPN	0x2a5		/* the sender's QP, in the DETH */
 
 #define F_RAW		0x01
+#define F_BAD_ICRC	0x02
 #define F_TIMER		0x10
 #define F_POST_RQ	0x20
 #define F_NOMEM		0x40
@@ -69,12 +74,14 @@
 #define CMD_DESTROY_SRQ		13
 #define C_QP2			0x02	/* a QP's command: to the second */
 #define C_QP3			0x04	/* ... to the third */
+#define C_UD			0x08	/* ... to the UD QP */
 /* fuzz_xport.c's configuration flags and SRQ numbers. */
 #define CFG_SRQ			0x40
 #define CFG_XRC			0x80
 #define CFG_QP2			0x80	/* rq_sge: a second QP on the SRQ */
 #define CFG_QP2_PD		0x40	/* rq_sge: ... in MR_OTHER's PD */
 #define CFG_QP3			0x20	/* rq_sge: a third QP on the SRQ */
+#define CFG_UD			0x10	/* rq_sge: a UD QP on the SRQ */
 #define SRQN			2
 #define OTHER_SRQN		3
 
@@ -126,11 +133,12 @@ static void save(const char *target, const char *name, const struct seed *s)
 }
 
 /*
- * The fuzz_xport.c configuration block (struct cfg); @qp2: 0, CFG_QP2 (a
- * second QP on the SRQ) or CFG_QP2 | CFG_QP2_PD (that QP in another PD).
+ * The fuzz_xport.c configuration block (struct cfg); @rq_sge: SGEs - 1 of
+ * each receive WQE and the QPs (CFG_QP2, CFG_QP2_PD, CFG_QP3, CFG_UD);
+ * @rq_len: the receive SGEs' lengths (rwqe_fill()).
  */
-static void cfg_qps(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
-		    u8 timeout, u8 qp2)
+static void cfg_all(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
+		    u8 timeout, u8 rq_sge, u16 rq_len)
 {
 	put8(s, flags);
 	put8(s, MTU_CFG);
@@ -142,11 +150,22 @@ static void cfg_qps(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
 	put8(s, timeout);
 	put8(s, 12);			/* min_rnr_timer */
 	put8(s, rq_wqes);
-	put8(s, 2 | qp2);		/* 3 SGEs per receive WQE */
-	put16(s, 4999);			/* SGE lengths */
+	put8(s, rq_sge);
+	put16(s, rq_len);
 	put16(s, 0x123);		/* MR_RW's iova in its page */
 	put32(s, RQ_PSN);
 	put32(s, SQ_PSN);
+}
+
+/*
+ * The same with 3 SGEs of 5000, 977 and 1954 bytes first; @qp2: 0,
+ * CFG_QP2 (a second QP on the SRQ), CFG_QP2 | CFG_QP2_PD (that QP in
+ * another PD), with CFG_QP3 (a third), CFG_UD (a UD QP).
+ */
+static void cfg_qps(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
+		    u8 timeout, u8 qp2)
+{
+	cfg_all(s, flags, max_dest, rq_wqes, timeout, 2 | qp2, 4999);
 }
 
 static void cfg(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
@@ -159,6 +178,13 @@ static void cfg(struct seed *s, u8 flags, u8 max_dest, u8 rq_wqes,
 static void cmd(struct seed *s, u8 c)
 {
 	put8(s, F_RAW | c << 4);
+	put16(s, 0);
+}
+
+/* A QP's command record (CMD_SQD, CMD_RTS, CMD_ERR) for the UD QP. */
+static void cmd_ud(struct seed *s, u8 c)
+{
+	put8(s, F_RAW | C_UD | c << 4);
 	put16(s, 0);
 }
 
@@ -210,6 +236,30 @@ static void req(struct seed *s, u8 ctl, u8 op, u32 psn, u32 paylen,
 		bool ackreq)
 {
 	req_to(s, QPN, ctl, op, psn, paylen, ackreq);
+}
+
+/*
+ * A UD SEND Only (with Immediate if @imm) to QP @qpn: the DETH with
+ * @qkey and a source QP of UD_SRC_QPN + @psn; P_Key @pkey (0: the
+ * default), solicited if @se.
+ */
+static void ud_frame(struct seed *s, u8 ctl, u32 qpn, bool imm, u32 psn,
+		     u32 qkey, u16 pkey, u32 paylen, bool se)
+{
+	struct dray_pkt p = {
+		.opcode = imm ? DRAY_OP_UD_SEND_ONLY_IMM : DRAY_OP_UD_SEND_ONLY,
+		.psn = psn, .qpn = qpn, .qkey = qkey, .pkey = pkey, .se = se,
+		.src_qpn = UD_SRC_QPN + psn, .imm = cpu_to_be32(0xabcd00 + psn),
+	};
+
+	frame(s, ctl, &p, paylen, (u8)(psn * 29));
+}
+
+/* ... to the UD QP, of the default P_Key. */
+static void ud_send(struct seed *s, u8 ctl, bool imm, u32 psn, u32 qkey,
+		    u32 paylen, bool se)
+{
+	ud_frame(s, ctl, UD_QPN, imm, psn, qkey, 0, paylen, se);
 }
 
 static void rdma_to(struct seed *s, u32 qpn, u8 ctl, u8 op, u32 psn,
@@ -625,6 +675,122 @@ static void resp_srq3_seeds(void)
 	save("fuzz_resp", "srq3-ops", &s);
 }
 
+/*
+ * fuzz_resp with a UD QP on the SRQ (CFG_UD): UD SENDs (DETH: Q_Key and
+ * source QP) to it take the SRQ's next WQE each, as SENDs to the RC QPs
+ * do; the WQE gets a GRH (40 bytes: the IP header) and the payload.
+ */
+static void resp_srqud_seeds(void)
+{
+	struct seed s;
+
+	/*
+	 * UD SEND Only into WQE 0, with Immediate and solicited into WQE 1,
+	 * of no payload (the GRH alone) into WQE 2; a SEND to QP 1 takes
+	 * WQE 3; the largest payload (4096 bytes) goes into WQE 4.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, CFG_UD);
+	ud_send(&s, 0, false, 1, UD_QKEY, 100, false);
+	ud_send(&s, 0, true, 2, UD_QKEY, 7, true);
+	ud_send(&s, 0, false, 3, UD_QKEY, 0, false);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	ud_send(&s, 0, false, 4, UD_QKEY, 4096, false);
+	save("fuzz_resp", "srqud-send", &s);
+
+	s.len = 0;	/* over IPv6: the GRH is the IPv6 header */
+	cfg_qps(&s, CFG_SRQ | 0x01, 4, 8, 14, CFG_UD);
+	ud_send(&s, 0, true, 1, UD_QKEY, 33, false);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	ud_send(&s, 0, false, 2, UD_QKEY, 61, false);
+	save("fuzz_resp", "srqud-ipv6", &s);
+
+	/*
+	 * Dropped, no WQE taken: a Q_Key one off, the QP's with bit 31 set
+	 * (a controlled Q_Key), a P_Key we are not in, more than 4096
+	 * bytes, a bad ICRC; a UD SEND to the RC QP, an RC SEND to the UD
+	 * QP. The good ones between take WQEs 0 and 1.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, CFG_UD);
+	ud_send(&s, 0, false, 1, UD_QKEY + 1, 10, false);
+	ud_send(&s, 0, false, 2, UD_QKEY | 0x80000000, 10, false);
+	ud_frame(&s, 0, UD_QPN, false, 3, UD_QKEY, 0x1234, 10, false);
+	ud_send(&s, 0, true, 4, UD_QKEY, 30, false);
+	ud_send(&s, 0, false, 5, UD_QKEY, 4097, false);
+	ud_send(&s, F_BAD_ICRC, false, 6, UD_QKEY, 10, false);
+	ud_frame(&s, 0, QPN, false, 7, UD_QKEY, 0, 10, false);
+	req_to(&s, UD_QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 10, true);
+	ud_send(&s, 0, false, 8, UD_QKEY, 10, false);
+	save("fuzz_resp", "srqud-bad-qkey", &s);
+
+	/*
+	 * One SGE a WQE, of 101, 1078, 2055, 3032 bytes: 61 bytes fill
+	 * WQE 0 to the last byte; QP 1 takes WQE 1; 2016 bytes are one too
+	 * many for WQE 2: LOC_LEN_ERR, the UD QP errs and drops the next;
+	 * QP 1 takes WQE 3.
+	 */
+	s.len = 0;
+	cfg_all(&s, CFG_SRQ, 4, 4, 14, 0 | CFG_UD, 100);
+	ud_send(&s, 0, false, 1, UD_QKEY, 61, false);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	ud_send(&s, 0, false, 2, UD_QKEY, 2016, false);
+	ud_send(&s, 0, false, 3, UD_QKEY, 10, false);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, 20, true);
+	save("fuzz_resp", "srqud-short", &s);
+
+	/*
+	 * Interleaved with two RC QPs: QP 1 takes WQE 0 for a 2-packet
+	 * SEND, the UD QP WQE 1, QP 2 WQE 2; the UD QP in SQD still
+	 * receives (WQE 3); WQE 4 rewritten with too many SGEs goes to the
+	 * UD QP (LOC_QP_OP_ERR, it errs); QP 2 takes WQE 5.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, CFG_QP2 | CFG_UD);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_FIRST, RQ_PSN, MTU, false);
+	ud_send(&s, 0, false, 1, UD_QKEY, 50, false);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, 40, true);
+	cmd_ud(&s, CMD_SQD);
+	ud_send(&s, 0, true, 2, UD_QKEY, 9, true);
+	cmd_ud(&s, CMD_RTS);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_LAST, RQ_PSN + 1, 30, true);
+	cmd(&s, CMD_REWRITE_SRQ);
+	ud_send(&s, 0, false, 3, UD_QKEY, 20, false);
+	ud_send(&s, 0, false, 4, UD_QKEY, 20, false);
+	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2 + 1, 40, true);
+	save("fuzz_resp", "srqud-mixed", &s);
+
+	/*
+	 * WQE 0 rewritten with an SGE keyed with MR_OTHER (another PD than
+	 * the SRQ's) and inside it: the UD QP's receive is refused
+	 * (LOC_PROT_ERR), MR_OTHER unchanged; QP 1 finds no WQE (RNR) until
+	 * one is posted.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 1, 14, CFG_UD);
+	cmd(&s, CMD_REWRITE_SRQ);
+	ud_send(&s, 0, false, 1, UD_QKEY, 64, false);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	req_to(&s, QPN, F_POST_RQ, DRAY_OP_SEND_ONLY, RQ_PSN, 20, true);
+	save("fuzz_resp", "srqud-rewrite-key", &s);
+
+	/*
+	 * The SRQ limit armed at 2 of 2 WQEs: the UD QP's first take fires
+	 * it; WQE 1; none left: dropped; one posted and taken; then a
+	 * producer index out of range: the SRQ errs, the UD QP with it.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 2, 14, CFG_UD);
+	cmd(&s, CMD_SRQ_LIMIT);
+	ud_send(&s, 0, false, 1, UD_QKEY, 10, false);
+	ud_send(&s, 0, false, 2, UD_QKEY, 10, false);
+	ud_send(&s, 0, false, 3, UD_QKEY, 10, false);
+	ud_send(&s, F_POST_RQ, false, 4, UD_QKEY, 10, false);
+	cmd(&s, CMD_SRQ_BAD_PI);
+	ud_send(&s, 0, false, 5, UD_QKEY, 10, false);
+	save("fuzz_resp", "srqud-empty", &s);
+}
+
 /* --- fuzz_resp --------------------------------------------------------- */
 
 static void resp_seeds(void)
@@ -795,6 +961,7 @@ static void resp_seeds(void)
 	resp_srq2_seeds();
 	resp_srq2pd_seeds();
 	resp_srq3_seeds();
+	resp_srqud_seeds();
 }
 
 /* --- fuzz_comp ----------------------------------------------------------- */
@@ -849,6 +1016,25 @@ static void comp_seeds(void)
 	req_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY_IMM, RQ_PSN2 + 1, 50, true);
 	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 1), 2);
 	save("fuzz_comp", "srq2-send-ack", &s);
+
+	/*
+	 * The UD QP on the SRQ (CFG_UD): UD SENDs to it between the ACKs of
+	 * the first QP's SENDs, the UD QP's own pass driven with its timer
+	 * (it has none, and sends nothing); the first QP's SEND to it is
+	 * dropped (an RC opcode).
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, CFG_UD);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 100, 1);
+	wqe(&s, DRAY_WQE_SEND_IMM, DRAY_WQE_F_SIGNALED, 10, 1);
+	ud_send(&s, F_TIMER, false, 1, UD_QKEY, 80, false);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, P, 1);
+	ud_send(&s, 0, true, 2, UD_QKEY, 16, true);
+	req_to(&s, UD_QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 10, true);
+	req_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 40, true);
+	ack(&s, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 1), 2);
+	save("fuzz_comp", "srqud-send-ack", &s);
 
 	s.len = 0;	/* WRITE of 3 packets and a SEND, one ACK each */
 	cfg(&s, 0, 4, 8, 14);
