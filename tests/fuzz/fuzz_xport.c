@@ -869,6 +869,7 @@ struct allowed {
 	bool	ipv6;
 	const u8 *ip, *bth, *pay;
 	u32	pay_len;
+	bool	ud_other;	/* a UD SEND to a QP not UD: dropped */
 };
 
 /* The PD of the memory a request to @f names: an XRC target's SRQ's. */
@@ -1032,6 +1033,11 @@ static struct allowed frame_allowed(const u8 *ip, u32 len, bool ipv6,
 			a.pay = ip + l4 + hlen;
 			a.pay_len = pay;
 		}
+		return a;
+	}
+	/* A UD SEND to another QP is dropped (dev_ud.c): nothing changes. */
+	if (f & DRAY_OPF_UD) {
+		a.ud_other = true;
 		return a;
 	}
 	rkey_req(&a, *to, &pkt, pay);
@@ -2113,7 +2119,7 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	struct allowed a;
 	struct sk_buff *skb;
 	const u8 *ip;
-	u32 iplen, taken, epsn;
+	u32 iplen, taken, epsn, to_fetched;
 	struct ud_before udb;
 	bool live, err;
 	u8 mw_state;
@@ -2157,6 +2163,7 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 	mw_state = mw.state;
 	live = to && !to->qp.xp.err && to->qp.state != DRAY_QPS_ERR;
 	epsn = to ? to->qp.xp.resp.epsn : 0;
+	to_fetched = to ? to->qp.rq.fetched : 0;
 	rx_req = &a;
 	rx_to = to;
 	rx_access_naks = 0;
@@ -2170,6 +2177,8 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 		check_ud_rx(&a, ctl, &udb);
 	else if (ud)
 		FUZZ_ASSERT(ud->qp.rq.fetched == udb.fetched);
+	if (a.ud_other)
+		FUZZ_ASSERT(to->qp.rq.fetched == to_fetched);
 	/*
 	 * A new request whose R_Key does not allow its access in the QP's
 	 * PD is never carried out: the QP errs (with a remote access NAK

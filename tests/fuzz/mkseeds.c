@@ -708,8 +708,9 @@ static void resp_srqud_seeds(void)
 	/*
 	 * Dropped, no WQE taken: a Q_Key one off, the QP's with bit 31 set
 	 * (a controlled Q_Key), a P_Key we are not in, more than 4096
-	 * bytes, a bad ICRC; a UD SEND to the RC QP, an RC SEND to the UD
-	 * QP. The good ones between take WQEs 0 and 1.
+	 * bytes, a bad ICRC; UD SENDs to the RC QP (with the UD QP's Q_Key,
+	 * and with 0, the RC QP's unused one), an RC SEND to the UD QP. The
+	 * good ones between take WQEs 0 and 1.
 	 */
 	s.len = 0;
 	cfg_qps(&s, CFG_SRQ, 4, 8, 14, CFG_UD);
@@ -720,8 +721,9 @@ static void resp_srqud_seeds(void)
 	ud_send(&s, 0, false, 5, UD_QKEY, 4097, false);
 	ud_send(&s, F_BAD_ICRC, false, 6, UD_QKEY, 10, false);
 	ud_frame(&s, 0, QPN, false, 7, UD_QKEY, 0, 10, false);
+	ud_frame(&s, 0, QPN, false, 8, 0, 0, 10, false);
 	req_to(&s, UD_QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, 10, true);
-	ud_send(&s, 0, false, 8, UD_QKEY, 10, false);
+	ud_send(&s, 0, false, 9, UD_QKEY, 10, false);
 	save("fuzz_resp", "srqud-bad-qkey", &s);
 
 	/*
