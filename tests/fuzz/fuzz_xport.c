@@ -89,26 +89,27 @@
  *    outstanding; the consumer index published is the device's; a WQE
  *    taken below an armed limit fires it (an event); the other domain's
  *    XRC SRQ gives out nothing and its CQ gets nothing;
- *  - the UD QP (CFG_UD): only a UD SEND (DETH) to it with its Q_Key
- *    takes a receive WQE, one, the SRQ's next (the SRQ checks above hold
- *    with it as a taker); one whose Q_Key is not the QP's (one off, or
- *    with bit 31 set: dev_ud.c compares all 32 bits) takes none, writes
- *    nothing and is counted as a drop, a Q_Key violation if nothing else
- *    is wrong with it; one with nothing wrong takes a WQE if the SRQ has
- *    one. The WQE gets the GRH (40 bytes: 20 zero bytes and the IPv4
- *    header, or the IPv6 header, as received), then the payload, in
- *    its SGEs in order (the last byte aimed at a place is what it
- *    holds), each SGE judged by its lkey in the SRQ's PD; nothing else
- *    in memory changes (after an error: only bytes of the message, in
- *    the places valid SGEs give them). Its CQE: the UD QP, the tag the
- *    WQE had, the status the WQE calls for (malformed: LOC_QP_OP_ERR,
- *    shorter than GRH and payload: LOC_LEN_ERR, a refused SGE:
- *    LOC_PROT_ERR); on success RECV, byte length 40 + payload, the
- *    DETH's source QP, the immediate (SEND Only with Immediate only),
- *    the GRH flag and its kind, the solicited bit. The QP completes
- *    each WQE in the call that took it, never sends (its engine pass
- *    runs as the others'), arms no timer, keeps the PSN MODIFY_QP gave
- *    it, and stays in RTS or SQD (RTR with CFG_RTR) unless in ERR;
+ *  - the UD QP (CFG_UD): only a UD SEND (DETH) to it with its Q_Key takes
+ *    a receive WQE, one, the SRQ's next (the SRQ checks above hold with
+ *    it as a taker; a UD SEND to an RC QP takes none and changes
+ *    nothing); one whose Q_Key is not the QP's (one off, or with bit 31
+ *    set: dev_ud.c compares all 32 bits) takes none, writes nothing and
+ *    is counted as a drop, a Q_Key violation if nothing else is wrong
+ *    with it; one with nothing wrong takes a WQE if the SRQ has one. The
+ *    WQE gets the GRH (40 bytes: 20 zero bytes and the IPv4 header, or
+ *    the IPv6 header, as received), then the payload, in its SGEs in
+ *    order (the last byte aimed at a place is what it holds), each SGE
+ *    judged by its lkey in the SRQ's PD; nothing else in memory changes
+ *    (after an error: only bytes of the message, in the places valid SGEs
+ *    give them). Its CQE: the UD QP, the tag the WQE had, the status the
+ *    WQE calls for (malformed: LOC_QP_OP_ERR, shorter than GRH and
+ *    payload: LOC_LEN_ERR, a refused SGE: LOC_PROT_ERR); on success RECV,
+ *    byte length 40 + payload, the DETH's source QP, the immediate (SEND
+ *    Only with Immediate only), the GRH flag and its kind, the solicited
+ *    bit. The QP completes each WQE in the call that took it, never sends
+ *    (its engine pass runs as the others'), arms no timer, keeps the PSN
+ *    MODIFY_QP gave it, and stays in RTS or SQD (RTR with CFG_RTR) unless
+ *    in ERR;
  *  - engine.lock held wherever the transport asserts it; after the input,
  *    no sk_buff or fragment page leaked, the MR pages' references
  *    back to one, and every QP unpublished and reset as DESTROY_QP does.
