@@ -208,7 +208,8 @@ struct cfg {
 	u8	rq_wqes;	/* receive WQEs posted at the start, % 17 */
 	u8	rq_sge;		/* [1:0] SGEs - 1 of each receive WQE;
 				 * [7] CFG_QP2, [6] CFG_QP2_PD,
-				 * [5] CFG_QP3, [4] CFG_UD */
+				 * [5] CFG_QP3, [4] CFG_UD,
+				 * [3] CFG_XRC2, [2] CFG_SQ2 */
 	u8	rq_len[2];	/* bytes of each receive SGE */
 	u8	iova_off[2];	/* MR_RW's iova: its offset in the page */
 	u8	rq_psn[4];
@@ -248,6 +249,19 @@ struct cfg {
  * MODIFY_QP leave it; it has no send WQEs. The last of the QPs.
  */
 #define CFG_UD		0x10
+/*
+ * cfg.rq_sge bit 3 (zero in every fuzz_resp input older than it; CFG_XRC
+ * means nothing to fuzz_comp): with CFG_XRC, a second XRC target (QPN2)
+ * of the same domain, on the same XRC SRQ, with its own peer QP and PSNs
+ * (QP2_PSN_OFF further).
+ */
+#define CFG_XRC2	0x08
+/*
+ * cfg.rq_sge bit 2 (zero in every input older than it): fuzz_comp with
+ * CFG_QP2, a second list of send WQE descriptors after the first, posted
+ * to QP2 (sq_post()).
+ */
+#define CFG_SQ2		0x04
 
 /* A receive WQE a QP took, as the harness posted it. */
 struct taken_wqe {
@@ -269,9 +283,23 @@ struct taken_wqe {
 };
 
 /*
+ * A send WQE the harness posted (sq_post()): its opcode and flags, the
+ * local memory its SGEs name (MR and offsets), whether software rewrote
+ * it since (CMD_REWRITE_SQ).
+ */
+struct sent_wqe {
+	u8	op, flags;
+	bool	rewritten;
+	u32	nsge;
+	int	mr;
+	u64	lo[4], hi[4];
+};
+
+/*
  * A QP and what the harness keeps of it: its rings and doorbells, the
  * next CQE expected of each queue, and on an SRQ the WQEs it took, by
- * its own receive index (rq.fetched counts them).
+ * its own receive index (rq.fetched counts them); the send WQEs posted
+ * to it, by SQ index.
  */
 struct fuzz_qp {
 	struct dray_hw_qp	qp;
@@ -280,6 +308,7 @@ struct fuzz_qp {
 	u8			*sq_ring, *rq_ring;
 	u32			sq_cqe_next, rq_cqe_next;
 	struct taken_wqe	taken[TAKEN_LOG];
+	struct sent_wqe		sent[SQ_DEPTH];
 	/*
 	 * Per responder resource: its request's PSN, and the PSN after
 	 * the furthest response sent for it (seen: it has had one in this
@@ -507,24 +536,38 @@ static void rq_post(void)
 	f->rq_db.producer = cpu_to_le32(index + 1);
 }
 
-/* fuzz_comp: a send WQE of the first QP from a descriptor of WQE_DESC bytes. */
-static __attribute__((unused)) void sq_post(const u8 *d)
+/*
+ * fuzz_comp: a send WQE of @f from a descriptor of WQE_DESC bytes. The
+ * first QP's READs and atomics land in MR_RECV, its other WQEs send from
+ * MR_SRC; the second QP's likewise, QP2_LOCAL_OFF further into them, or
+ * with CFG_QP2_PD both in MR_OTHER, the MR of its PD. What the SGEs name
+ * is kept in @f->sent (check_memory(): a response may write only there).
+ */
+#define QP2_LOCAL_OFF	2048
+static __attribute__((unused)) void sq_post(struct fuzz_qp *f, const u8 *d)
 {
-	struct dray_wq_db *sq_db = &fqps[0].sq_db;
+	struct dray_wq_db *sq_db = &f->sq_db;
 	u32 index = le32_to_cpu(sq_db->producer);
-	u8 *slot = wq_slot(fqps[0].sq_ring, index, SQ_DEPTH, SQ_LOG_STRIDE);
+	u8 *slot = wq_slot(f->sq_ring, index, SQ_DEPTH, SQ_LOG_STRIDE);
 	struct dray_sq_wqe *w = (struct dray_sq_wqe *)slot;
 	struct dray_sge *sge = (struct dray_sge *)(slot + DRAY_SQ_WQE_HDR_SIZE);
+	struct sent_wqe *sw = &f->sent[index % SQ_DEPTH];
 	u8 op = d[0] % DRAY_WQE_OPCODE_MAX;
 	u32 len = get16(d + 2) % (3 * 4096 + 1), n = d[6] % 4 + 1, i;
+	u32 shift = f == &fqps[0] ? 0 : QP2_LOCAL_OFF;
 	const struct dray_hw_mr *src;
 	u64 remote = 0x10000000ULL + get16(d + 4) * 8ULL;
+	int m;
 
 	memset(slot, 0, 1U << SQ_LOG_STRIDE);
+	memset(sw, 0, sizeof(*sw));
+	sw->op = op;
+	sw->mr = -1;
 	w->opcode = op;
 	w->flags = d[1] & (DRAY_WQE_F_SIGNALED | DRAY_WQE_F_SOLICITED |
 			   DRAY_WQE_F_FENCE | DRAY_WQE_F_INLINE |
 			   DRAY_WQE_F_UD_AV);
+	sw->flags = w->flags;
 	w->imm_data = cpu_to_be32(0xabc00000 | d[7]);
 	switch (op) {
 	case DRAY_WQE_ATOMIC_CMP_SWP:
@@ -579,15 +622,24 @@ static __attribute__((unused)) void sq_post(const u8 *d)
 		return;
 	}
 	/* READ and atomics land in MR_RECV; the rest comes from MR_SRC. */
-	src = dray_xp_is_rd_atomic(op) ? &mrs[MR_RECV] : &mrs[MR_SRC];
+	m = dray_xp_is_rd_atomic(op) ? MR_RECV : MR_SRC;
+	if (f->qp.pdn == OTHER_PDN)
+		m = MR_OTHER;
+	src = &mrs[m];
 	w->num_sge = n;
+	sw->nsge = n;
+	sw->mr = m;
 	for (i = 0; i < n; i++) {
 		u32 piece = i + 1 < n ? len / n : len - (len / n) * (n - 1);
-		u32 off = (d[9] * 16 + i * 4096) % (u32)(src->length - piece + 1);
+		/* (MR_OTHER is shorter than a WQE may be: then refused.) */
+		u32 room = piece <= src->length ? src->length - piece + 1 : 1;
+		u32 off = (d[9] * 16 + i * 4096 + shift) % room;
 
 		sge[i].addr = cpu_to_le64(src->iova + off);
 		sge[i].length = cpu_to_le32(piece);
 		sge[i].lkey = cpu_to_le32(src->key);
+		sw->lo[i] = off;
+		sw->hi[i] = off + piece;
 	}
 	sq_db->producer = cpu_to_le32(index + 1);
 }
@@ -652,6 +704,7 @@ static void qp_make(struct fuzz_qp *f, u32 qpn, u32 peer_qpn, u32 pdn)
 	free(qp->rdb);
 	memset(qp, 0, sizeof(*qp));
 	memset(f->read_tx, 0, sizeof(f->read_tx));
+	memset(f->sent, 0, sizeof(f->sent));
 	memset(&f->sq_db, 0, sizeof(f->sq_db));
 	memset(&f->rq_db, 0, sizeof(f->rq_db));
 	f->sq_cqe_next = 0;
@@ -798,6 +851,8 @@ static void setup(void)
 	nr_qp = 1;
 	if (on_srq && !xrc && (cfg.rq_sge & CFG_QP2))
 		nr_qp = cfg.rq_sge & CFG_QP3 ? 3 : 2;
+	if (xrc && (cfg.rq_sge & CFG_XRC2))
+		nr_qp = 2;
 	cur = NULL;
 	srq_rewrites = 0;
 	cq_make(&other_cq, 2, other_cq_ring, &other_cq_db);
@@ -814,7 +869,10 @@ static void setup(void)
 	qp_make(&fqps[0], QPN, PEER_QPN, PDN);
 	qp_connect(&fqps[0], 0, 0xc123);
 	if (nr_qp > 1) {
-		/* Another connection between the same hosts. */
+		/*
+		 * Another connection between the same hosts (with CFG_XRC2
+		 * another XRC target of the domain: qp_make()).
+		 */
 		qp_make(&fqps[1], QPN2, PEER_QPN2,
 			cfg.rq_sge & CFG_QP2_PD ? OTHER_PDN : PDN);
 		qp_connect(&fqps[1], QP2_PSN_OFF, 0xc124);
@@ -871,6 +929,13 @@ struct allowed {
 	const u8 *ip, *bth, *pay;
 	u32	pay_len;
 	bool	ud_other;	/* a UD SEND to a QP not UD: dropped */
+	/*
+	 * A response to @resp (a READ response, an atomic ACK, an ACK): it
+	 * may write only into the local SGEs of the READs and atomics of
+	 * @resp's send WQEs outstanding before it, [resp_lo, resp_hi).
+	 */
+	const struct fuzz_qp *resp;
+	u32	resp_lo, resp_hi;
 };
 
 /* The PD of the memory a request to @f names: an XRC target's SRQ's. */
@@ -1065,7 +1130,10 @@ static struct allowed frame_allowed(const u8 *ip, u32 len, bool ipv6,
 			a.compare = pkt.compare;
 		}
 	} else if (f & DRAY_OPF_RESP) {
-		a.recv = true;	/* READ response data, atomic result */
+		/* READ response data, atomic result: resp_may_write() */
+		a.resp = *to;
+		a.resp_lo = (*to)->qp.sq.completed;
+		a.resp_hi = (*to)->qp.sq.fetched;
 	}
 	return a;
 }
@@ -1118,6 +1186,29 @@ static void check_content(const struct allowed *a)
 		FUZZ_ASSERT(now == old + a->swap_add);
 }
 
+/*
+ * Whether a response (@a->resp) may change byte @off of MR @m: inside a
+ * local SGE of a READ or an atomic of its QP that was outstanding when
+ * it came (as posted; one software rewrote may have become one).
+ */
+static bool resp_may_write(const struct allowed *a, int m, u64 off)
+{
+	u32 j, i;
+
+	for (j = a->resp_lo; j != a->resp_hi; j++) {
+		const struct sent_wqe *sw = &a->resp->sent[j % SQ_DEPTH];
+
+		if (sw->mr != m || !(dray_xp_is_rd_atomic(sw->op) ||
+				     (sw->rewritten &&
+				      dray_xp_is_rd_atomic(sw->op ^ 1))))
+			continue;
+		for (i = 0; i < sw->nsge; i++)
+			if (off >= sw->lo[i] && off < sw->hi[i])
+				return true;
+	}
+	return false;
+}
+
 /* Compare every MR page with its shadow; then update the shadow. */
 static void check_memory(const struct allowed *a)
 {
@@ -1146,6 +1237,8 @@ static void check_memory(const struct allowed *a)
 				/* Inside the MR's registered range. */
 				FUZZ_ASSERT((u64)p * PAGE_SIZE + b >= start &&
 					    off < mr->length);
+				if (a->resp && resp_may_write(a, m, off))
+					continue;
 				if (m == MR_RECV) {
 					FUZZ_ASSERT(a->recv);
 					continue;
@@ -1555,6 +1648,60 @@ static struct taken_wqe rwqe_of(const struct fuzz_qp *f, u32 index)
 	};
 }
 
+/* The CQE opcode of a send WQE's (dev_wq.c's, as verbs define them). */
+static u8 send_cqe_opcode(u8 op)
+{
+	switch (op) {
+	case DRAY_WQE_RDMA_WRITE:
+	case DRAY_WQE_RDMA_WRITE_IMM:
+		return DRAY_CQE_RDMA_WRITE;
+	case DRAY_WQE_RDMA_READ:
+		return DRAY_CQE_RDMA_READ;
+	case DRAY_WQE_ATOMIC_CMP_SWP:
+		return DRAY_CQE_COMP_SWAP;
+	case DRAY_WQE_ATOMIC_FETCH_ADD:
+		return DRAY_CQE_FETCH_ADD;
+	case DRAY_WQE_LOCAL_INV:
+		return DRAY_CQE_LOCAL_INV;
+	case DRAY_WQE_REG_MR:
+		return DRAY_CQE_REG_MR;
+	case DRAY_WQE_BIND_MW:
+		return DRAY_CQE_BIND_MW;
+	case DRAY_WQE_ATOMIC_WRITE:
+		return DRAY_CQE_ATOMIC_WRITE;
+	case DRAY_WQE_FLUSH:
+		return DRAY_CQE_FLUSH;
+	default:
+		return DRAY_CQE_SEND;
+	}
+}
+
+/*
+ * A send CQE of @f for its WQE @idx, the first one of @f's after @f's
+ * WQE sq_cqe_next - 1: the WQEs between completed with success and
+ * unsignaled (no CQE), unless the CQ overflowed and dropped CQEs; a
+ * success is of a WQE signaled (or a QP signaling all) and has the
+ * opcode of the WQE @f was posted at @idx, not another QP's (unless
+ * software rewrote it).
+ */
+static void check_send_cqe(const struct fuzz_qp *f, const struct dray_cqe *c,
+			   u32 idx)
+{
+	bool all = f->qp.flags & DRAY_QP_F_SQ_SIG_ALL;
+	const struct sent_wqe *sw = &f->sent[idx % SQ_DEPTH];
+	u32 j;
+
+	if (!cq.error)
+		for (j = f->sq_cqe_next; j != idx; j++)
+			FUZZ_ASSERT(!all && !(f->sent[j % SQ_DEPTH].flags &
+					      DRAY_WQE_F_SIGNALED));
+	if (c->status != DRAY_CQE_ST_SUCCESS)
+		return;
+	FUZZ_ASSERT(all || (sw->flags & DRAY_WQE_F_SIGNALED));
+	if (!sw->rewritten)
+		FUZZ_ASSERT(c->opcode == send_cqe_opcode(sw->op));
+}
+
 /*
  * Take the CQEs the device wrote; check each. The CQ is shared: each CQE
  * names one of the QPs, and each QP's completions are in its order.
@@ -1580,6 +1727,7 @@ static void cq_consume(void)
 			FUZZ_ASSERT(c->opcode <= DRAY_CQE_FLUSH);
 			FUZZ_ASSERT(idx - f->sq_cqe_next <
 				    f->qp.sq.completed - f->sq_cqe_next);
+			check_send_cqe(f, c, idx);
 			f->sq_cqe_next = idx + 1;
 		} else {
 			/*
@@ -1826,6 +1974,9 @@ static struct {
 	u32	taken;
 	u32	fetched[NR_QP];
 	long	events;
+	/* each QP's completed indexes and oldest unacknowledged PSN */
+	u32	sq_done[NR_QP], rq_done[NR_QP], una[NR_QP];
+	u32	cq_pi;		/* the shared CQ's */
 } step;
 
 static void step_begin(struct fuzz_qp *f)
@@ -1837,8 +1988,36 @@ static void step_begin(struct fuzz_qp *f)
 	step.armed = srq.hw && srq.hw->limit;
 	step.taken = srq.hw ? srq.hw->taken : 0;
 	step.events = fuzz_counts.events;
-	for (i = 0; i < nr_qp; i++)
+	for (i = 0; i < nr_qp; i++) {
 		step.fetched[i] = fqps[i].qp.rq.fetched;
+		step.sq_done[i] = fqps[i].qp.sq.completed;
+		step.rq_done[i] = fqps[i].qp.rq.completed;
+		step.una[i] = fqps[i].qp.xp.req.una;
+	}
+	step.cq_pi = cq.pi;
+}
+
+/*
+ * A call for one QP (a frame it receives, its pass, a command) completes
+ * only that QP's WQEs: an ACK or a response for one QP never completes,
+ * acknowledges or flushes another's; every CQE it wrote names that QP.
+ */
+static void step_isolated(void)
+{
+	u32 i, p;
+
+	if (!cur)
+		return;
+	for (i = 0; i < nr_qp; i++) {
+		if (&fqps[i] == cur)
+			continue;
+		FUZZ_ASSERT(fqps[i].qp.sq.completed == step.sq_done[i]);
+		FUZZ_ASSERT(fqps[i].qp.rq.completed == step.rq_done[i]);
+		FUZZ_ASSERT(fqps[i].qp.xp.req.una == step.una[i]);
+	}
+	for (p = step.cq_pi; p != cq.pi; p++)
+		FUZZ_ASSERT(le32_to_cpu(cq_ring[dray_ring_slot(p, CQ_DEPTH)].qpn) ==
+			    cur->qp.qpn);
 }
 
 static void step_end(void)
@@ -1847,6 +2026,7 @@ static void step_end(void)
 	struct fuzz_qp *taker = NULL;
 	u32 i, n = 0, s, r;
 
+	step_isolated();
 	if (!on_srq)
 		goto out;
 	for (i = 0; i < nr_qp; i++) {
@@ -2040,6 +2220,7 @@ static void command(struct fuzz_qp *f, u8 cmd)
 
 		w->opcode ^= 1;
 		w->length = cpu_to_le32(le32_to_cpu(w->length) + 1);
+		f->sent[qp->sq.completed % SQ_DEPTH].rewritten = true;
 		break;
 	}
 	case CMD_ERR:
@@ -2214,6 +2395,24 @@ static void deliver(const u8 *body, u32 len, u8 ctl)
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
+/* fuzz_comp: n (1 byte), then n WQE descriptors, posted to @f. */
+static __attribute__((unused)) void sq_post_list(struct fuzz_qp *f,
+						 const u8 *data, size_t size,
+						 size_t *pos)
+{
+	u32 n, i;
+
+	if (*pos >= size)
+		return;
+	n = data[(*pos)++] % (SQ_WQES + 1);
+	for (i = 0; i < n && *pos + WQE_DESC <= size; i++) {
+		if (le32_to_cpu(f->sq_db.producer) - f->qp.sq.completed <
+		    SQ_DEPTH)
+			sq_post(f, data + *pos);
+		*pos += WQE_DESC;
+	}
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	u32 i;
@@ -2249,16 +2448,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	setup();
 
 #if FUZZ_COMP
-	if (pos < size) {
-		u32 n = data[pos++] % (SQ_WQES + 1);
-
-		for (i = 0; i < n && pos + WQE_DESC <= size; i++) {
-			if (le32_to_cpu(fqps[0].sq_db.producer) -
-			    fqps[0].qp.sq.completed < SQ_DEPTH)
-				sq_post(data + pos);
-			pos += WQE_DESC;
-		}
-	}
+	/* The first QP's send WQEs; with CFG_SQ2, the second's then. */
+	sq_post_list(&fqps[0], data, size, &pos);
+	if ((cfg.rq_sge & CFG_SQ2) && qp_find(QPN2))
+		sq_post_list(qp_find(QPN2), data, size, &pos);
 #endif
 	/* The first pass: doorbells read, requests sent. */
 	engine(NULL, false, false);
