@@ -82,6 +82,9 @@
 #define CFG_QP2_PD		0x40	/* rq_sge: ... in MR_OTHER's PD */
 #define CFG_QP3			0x20	/* rq_sge: a third QP on the SRQ */
 #define CFG_UD			0x10	/* rq_sge: a UD QP on the SRQ */
+#define CFG_XRC2		0x08	/* rq_sge: a second XRC target */
+#define CFG_SQ2			0x04	/* rq_sge: send WQEs to the second QP */
+#define SQ_PSN2		((SQ_PSN + 0x100) & DRAY_PSN_MASK)	/* QP2's */
 #define SRQN			2
 #define OTHER_SRQN		3
 
@@ -294,16 +297,26 @@ static void atomic(struct seed *s, u8 op, u32 psn, u32 rkey, u64 va)
 	atomic_to(s, QPN, op, psn, rkey, va);
 }
 
-/* An XRC request (IBTA annex A14): @op's XRC opcode, naming XRC SRQ @srqn. */
-static void xrc(struct seed *s, u8 ctl, u8 op, u32 psn, u32 srqn, u32 rkey,
-		u64 va, u32 dma_len, u32 paylen)
+/*
+ * An XRC request (IBTA annex A14) to XRC target @qpn: @op's XRC opcode,
+ * naming XRC SRQ @srqn.
+ */
+static void xrc_to(struct seed *s, u32 qpn, u8 ctl, u8 op, u32 psn,
+		   u32 srqn, u32 rkey, u64 va, u32 dma_len, u32 paylen)
 {
 	struct dray_pkt p = { .opcode = DRAY_OP_XRC | op, .psn = psn,
 			      .xrc_srqn = srqn, .rkey = rkey, .va = va,
-			      .dma_len = dma_len, .ackreq = true, .qpn = 0x11,
+			      .dma_len = dma_len, .ackreq = true, .qpn = qpn,
 			      .swap_add = 3, .compare = 0x4141414141414141ULL };
 
 	frame(s, ctl, &p, paylen, (u8)psn);
+}
+
+/* ... to the first. */
+static void xrc(struct seed *s, u8 ctl, u8 op, u32 psn, u32 srqn, u32 rkey,
+		u64 va, u32 dma_len, u32 paylen)
+{
+	xrc_to(s, QPN, ctl, op, psn, srqn, rkey, va, dma_len, paylen);
 }
 
 /* fuzz_resp on an SRQ and as an XRC target. */
@@ -386,6 +399,124 @@ static void resp_srq_seeds(void)
 	xrc(&s, 0, DRAY_OP_SEND_LAST, RQ_PSN + 1, SRQN, 0, 0, 0, 10);
 	xrc(&s, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 2, SRQN, 0, 0, 0, 10);
 	save("fuzz_resp", "xrc-destroy-srq", &s);
+}
+
+/*
+ * fuzz_resp with two XRC targets of one domain on its XRC SRQ (CFG_XRC |
+ * CFG_XRC2): messages to both interleaved, each target taking the SRQ's
+ * next WQE when a message to it starts; R_Keys of the SRQ's PD, the
+ * window (bound to the first) refused to the second.
+ */
+static void resp_xrc2_seeds(void)
+{
+	const u8 two = 2 | CFG_XRC2;
+	struct seed s;
+
+	/*
+	 * SENDs: target 1 takes WQE 0 for a 2-packet SEND, target 2 WQE 1
+	 * in the middle of it, then WQE 2; target 1 WQE 3.
+	 */
+	s.len = 0;
+	cfg_all(&s, CFG_XRC, 4, 8, 14, two, 4999);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_FIRST, RQ_PSN, SRQN, 0, 0, 0, MTU);
+	xrc_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, SRQN, 0, 0, 0, 100);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_LAST_IMM, RQ_PSN + 1, SRQN, 0, 0, 0,
+	       9);
+	xrc_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY_IMM, RQ_PSN2 + 1, SRQN, 0, 0,
+	       0, 7);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 2, SRQN, 0, 0, 0, 30);
+	save("fuzz_resp", "xrc2-send", &s);
+
+	/*
+	 * Two WQEs for three SENDs: the third, to target 2, is RNR NAK'd
+	 * until one is posted; target 1 then waits for another.
+	 */
+	s.len = 0;
+	cfg_all(&s, CFG_XRC, 4, 2, 14, two, 4999);
+	xrc_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, SRQN, 0, 0, 0, 10);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, SRQN, 0, 0, 0, 10);
+	xrc_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2 + 1, SRQN, 0, 0, 0,
+	       10);
+	xrc_to(&s, QPN2, F_POST_RQ, DRAY_OP_SEND_ONLY, RQ_PSN2 + 1, SRQN, 0,
+	       0, 0, 10);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 1, SRQN, 0, 0, 0, 10);
+	xrc_to(&s, QPN, F_POST_RQ, DRAY_OP_SEND_ONLY, RQ_PSN + 1, SRQN, 0, 0,
+	       0, 10);
+	save("fuzz_resp", "xrc2-rnr", &s);
+
+	/*
+	 * RDMA to both under the SRQ's PD: a WRITE, a READ and a FetchAdd
+	 * to target 2 between SENDs to target 1; the window through target
+	 * 1, then through target 2 (bound to target 1: a remote access NAK,
+	 * target 2 to ERR); target 1 goes on.
+	 */
+	s.len = 0;
+	cfg_all(&s, CFG_XRC, 4, 8, 14, two, 4999);
+	xrc_to(&s, QPN2, 0, DRAY_OP_WRITE_ONLY, RQ_PSN2, SRQN, KEY_RW,
+	       IOVA_RW + 16, 64, 64);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, SRQN, 0, 0, 0, 20);
+	xrc_to(&s, QPN2, 0, DRAY_OP_READ_REQUEST, RQ_PSN2 + 1, SRQN, KEY_RW,
+	       IOVA_RW, 2 * MTU, 0);
+	xrc_to(&s, QPN2, 0, DRAY_OP_FETCH_ADD, RQ_PSN2 + 3, SRQN, KEY_RW,
+	       IOVA_RW + 13, 8, 0);
+	xrc_to(&s, QPN, 0, DRAY_OP_WRITE_ONLY, RQ_PSN + 1, SRQN, KEY_MW,
+	       MW_IOVA + 8, 4, 4);
+	xrc_to(&s, QPN2, 0, DRAY_OP_WRITE_ONLY, RQ_PSN2 + 4, SRQN, KEY_MW,
+	       MW_IOVA, 4, 4);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN + 2, SRQN, 0, 0, 0, 20);
+	save("fuzz_resp", "xrc2-ops", &s);
+
+	/*
+	 * The other domain's key (MR_OTHER, of the other PD) to target 2:
+	 * refused, a remote access NAK; target 1 reads MR_RO meanwhile.
+	 */
+	s.len = 0;
+	cfg_all(&s, CFG_XRC, 4, 8, 14, two, 4999);
+	xrc_to(&s, QPN, 0, DRAY_OP_READ_REQUEST, RQ_PSN, SRQN, KEY_RO,
+	       IOVA_RO + 100, 300, 0);
+	xrc_to(&s, QPN2, 0, DRAY_OP_WRITE_ONLY, RQ_PSN2, SRQN, KEY_OTHER,
+	       IOVA_OTHER, 16, 16);
+	xrc_to(&s, QPN, 0, DRAY_OP_CMP_SWAP, RQ_PSN + 1, SRQN, KEY_RW,
+	       IOVA_RW + 29, 8, 0);
+	save("fuzz_resp", "xrc2-other-pd", &s);
+
+	/*
+	 * Target 2 holds a WQE inside a SEND and goes to ERR (flushed with
+	 * its tag on the SRQ's CQ); target 1 takes the next; target 2's
+	 * last packet is dropped. The other domain's SRQ named to target 1
+	 * inside a SEND.
+	 */
+	s.len = 0;
+	cfg_all(&s, CFG_XRC, 4, 8, 14, two, 4999);
+	xrc_to(&s, QPN2, 0, DRAY_OP_SEND_FIRST, RQ_PSN2, SRQN, 0, 0, 0, MTU);
+	cmd_qp2(&s, CMD_ERR);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, SRQN, 0, 0, 0, 20);
+	xrc_to(&s, QPN2, 0, DRAY_OP_SEND_LAST, RQ_PSN2 + 1, SRQN, 0, 0, 0,
+	       20);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_FIRST, RQ_PSN + 1, SRQN, 0, 0, 0,
+	       MTU);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_LAST, RQ_PSN + 2, OTHER_SRQN, 0, 0,
+	       0, 10);
+	save("fuzz_resp", "xrc2-err", &s);
+
+	/*
+	 * The limit armed; WQE 1 rewritten with too many SGEs goes to target
+	 * 2 (LOC_QP_OP_ERR, target 2 to ERR); target 1 takes WQE 2 for a
+	 * SEND inside which the SRQ is destroyed.
+	 */
+	s.len = 0;
+	cfg_all(&s, CFG_XRC, 4, 8, 14, two, 4999);
+	cmd(&s, CMD_SRQ_LIMIT);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_ONLY, RQ_PSN, SRQN, 0, 0, 0, 20);
+	cmd(&s, CMD_REWRITE_SRQ);
+	xrc_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2, SRQN, 0, 0, 0, 20);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_FIRST, RQ_PSN + 1, SRQN, 0, 0, 0,
+	       MTU);
+	cmd(&s, CMD_DESTROY_SRQ);
+	xrc_to(&s, QPN, 0, DRAY_OP_SEND_LAST, RQ_PSN + 2, SRQN, 0, 0, 0, 10);
+	xrc_to(&s, QPN2, 0, DRAY_OP_SEND_ONLY, RQ_PSN2 + 1, SRQN, 0, 0, 0,
+	       10);
+	save("fuzz_resp", "xrc2-rewrite-destroy", &s);
 }
 
 /*
@@ -964,6 +1095,7 @@ static void resp_seeds(void)
 	resp_srq2pd_seeds();
 	resp_srq3_seeds();
 	resp_srqud_seeds();
+	resp_xrc2_seeds();
 }
 
 /* --- fuzz_comp ----------------------------------------------------------- */
@@ -980,20 +1112,198 @@ static void wqe(struct seed *s, u8 op, u8 flags, u16 len, u8 nsge)
 	put16(s, 0x0102);	/* atomic operands, local offset */
 }
 
-static void ack(struct seed *s, u8 ctl, u8 syndrome, u32 psn, u32 msn)
+/* An ACK or NAK to QP @qpn (0: the first). */
+static void ack_to(struct seed *s, u32 qpn, u8 ctl, u8 syndrome, u32 psn,
+		   u32 msn)
 {
 	struct dray_pkt p = { .opcode = DRAY_OP_ACK, .psn = psn,
-			      .syndrome = syndrome, .msn = msn };
+			      .syndrome = syndrome, .msn = msn, .qpn = qpn };
 
 	frame(s, ctl, &p, 0, 0);
 }
 
-static void read_resp(struct seed *s, u8 op, u32 psn, u32 paylen)
+static void ack(struct seed *s, u8 ctl, u8 syndrome, u32 psn, u32 msn)
 {
-	struct dray_pkt p = { .opcode = op, .psn = psn,
+	ack_to(s, 0, ctl, syndrome, psn, msn);
+}
+
+static void read_resp_to(struct seed *s, u32 qpn, u8 op, u32 psn,
+			 u32 paylen)
+{
+	struct dray_pkt p = { .opcode = op, .psn = psn, .qpn = qpn,
 			      .syndrome = DRAY_AETH_CREDITS_INVALID };
 
 	frame(s, 0, &p, paylen, (u8)psn);
+}
+
+static void read_resp(struct seed *s, u8 op, u32 psn, u32 paylen)
+{
+	read_resp_to(s, 0, op, psn, paylen);
+}
+
+/* An atomic ACK to QP @qpn with original value @orig. */
+static void atomic_ack_to(struct seed *s, u32 qpn, u32 psn, u64 orig)
+{
+	struct dray_pkt p = { .opcode = DRAY_OP_ATOMIC_ACK, .psn = psn,
+			      .syndrome = DRAY_AETH_CREDITS_INVALID,
+			      .orig = orig, .qpn = qpn };
+
+	frame(s, 0, &p, 0, 0);
+}
+
+/*
+ * fuzz_comp with send WQEs on both QPs of the SRQ (CFG_QP2 | CFG_SQ2):
+ * the first list is the first QP's, the second the second's (its PSNs
+ * from SQ_PSN2); ACKs and responses for each interleaved, each QP's
+ * local SGEs in its own place (fuzz_xport.c's sq_post()).
+ */
+static void comp2_seeds(void)
+{
+	const u8 two = CFG_QP2 | CFG_SQ2;
+	u32 P = SQ_PSN, Q = SQ_PSN2;
+	struct seed s;
+
+	/*
+	 * Index 0 a WRITE on QP 1, a READ on QP 2; index 1 a READ of 3
+	 * packets on QP 1, a SEND on QP 2: their ACKs and READ responses
+	 * interleaved; an ACK to QP 2 with QP 1's PSN (not one of QP 2's:
+	 * dropped) between.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, two);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_WRITE, DRAY_WQE_F_SIGNALED, 100, 1);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 2500, 3);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 40, 1);
+	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 30, 1);
+	read_resp_to(&s, QPN2, DRAY_OP_READ_RESP_ONLY, Q, 40);
+	ack_to(&s, QPN, 0, DRAY_AETH_CREDITS_INVALID, P, 1);
+	ack_to(&s, QPN2, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 2), 1);
+	read_resp_to(&s, QPN, DRAY_OP_READ_RESP_FIRST, dray_psn_add(P, 1),
+		     MTU);
+	ack_to(&s, QPN2, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(Q, 1), 2);
+	read_resp_to(&s, QPN, DRAY_OP_READ_RESP_MIDDLE, dray_psn_add(P, 2),
+		     MTU);
+	read_resp_to(&s, QPN, DRAY_OP_READ_RESP_LAST, dray_psn_add(P, 3),
+		     452);
+	save("fuzz_comp", "comp2-ack-read", &s);
+
+	/*
+	 * Atomics on both at the same index, their ACKs crossed: QP 2's
+	 * FetchAdd answered first, then QP 1's CmpSwap; then a READ each.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, two);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_ATOMIC_CMP_SWP, DRAY_WQE_F_SIGNALED, 8, 1);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 16, 1);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_ATOMIC_FETCH_ADD, DRAY_WQE_F_SIGNALED, 8, 1);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 24, 1);
+	atomic_ack_to(&s, QPN2, Q, 0x2222222222222222ULL);
+	atomic_ack_to(&s, QPN, P, 0x1111111111111111ULL);
+	read_resp_to(&s, QPN, DRAY_OP_READ_RESP_ONLY, dray_psn_add(P, 1), 16);
+	read_resp_to(&s, QPN2, DRAY_OP_READ_RESP_ONLY, dray_psn_add(Q, 1), 24);
+	save("fuzz_comp", "comp2-atomic", &s);
+
+	/*
+	 * A remote access NAK to QP 2's WRITE (its WQEs fail and flush, QP
+	 * 2 to ERR) while QP 1's SENDs are ACK'd; an ACK to QP 2 after.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, two);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 100, 1);
+	wqe(&s, DRAY_WQE_SEND, 0, 10, 1);
+	put8(&s, 3);
+	wqe(&s, DRAY_WQE_RDMA_WRITE, DRAY_WQE_F_SIGNALED, 8, 1);
+	wqe(&s, DRAY_WQE_RDMA_READ, 0, 8, 1);
+	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 8, 1);
+	ack_to(&s, QPN, 0, DRAY_AETH_CREDITS_INVALID, P, 1);
+	ack_to(&s, QPN2, 0, DRAY_AETH_NAK | DRAY_NAK_REM_ACCESS, Q, 0);
+	ack_to(&s, QPN, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 1), 2);
+	ack_to(&s, QPN2, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(Q, 2), 3);
+	save("fuzz_comp", "comp2-nak-access", &s);
+
+	/*
+	 * A PSN sequence NAK to QP 1 (it goes back and resends) and an RNR
+	 * NAK to QP 2 (its timer) while the other's ACKs come; then both
+	 * complete.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, two);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_WRITE_IMM, 0, 2048, 1);
+	wqe(&s, DRAY_WQE_SEND_IMM, DRAY_WQE_F_SIGNALED, 10, 1);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 10, 1);
+	wqe(&s, DRAY_WQE_RDMA_WRITE, DRAY_WQE_F_SIGNALED, 50, 1);
+	ack_to(&s, QPN, 0, DRAY_AETH_NAK | DRAY_NAK_PSN_SEQ,
+	       dray_psn_add(P, 1), 0);
+	ack_to(&s, QPN2, F_TIMER, DRAY_AETH_RNR_NAK | 1, Q, 0);
+	ack_to(&s, QPN, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 2), 2);
+	ack_to(&s, QPN2, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(Q, 1), 2);
+	save("fuzz_comp", "comp2-nak-rnr", &s);
+
+	/*
+	 * QP 1 moved to ERR with a READ out (flushed) while QP 2's READ
+	 * and WRITE complete; QP 1's late response is dropped.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, two);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 2048, 1);
+	wqe(&s, DRAY_WQE_SEND, 0, 10, 1);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 2048, 2);
+	wqe(&s, DRAY_WQE_RDMA_WRITE, DRAY_WQE_F_SIGNALED, 100, 1);
+	read_resp_to(&s, QPN, DRAY_OP_READ_RESP_FIRST, P, MTU);
+	read_resp_to(&s, QPN2, DRAY_OP_READ_RESP_FIRST, Q, MTU);
+	cmd(&s, CMD_ERR);
+	read_resp_to(&s, QPN2, DRAY_OP_READ_RESP_LAST, dray_psn_add(Q, 1),
+		     MTU);
+	read_resp_to(&s, QPN, DRAY_OP_READ_RESP_LAST, dray_psn_add(P, 1),
+		     MTU);
+	ack_to(&s, QPN2, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(Q, 2), 3);
+	save("fuzz_comp", "comp2-err-qp1", &s);
+
+	/* The same the other way: QP 2 to ERR while QP 1 completes. */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, two);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 2048, 2);
+	wqe(&s, DRAY_WQE_RDMA_WRITE, DRAY_WQE_F_SIGNALED, 100, 1);
+	put8(&s, 2);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 2048, 1);
+	wqe(&s, DRAY_WQE_SEND, 0, 10, 1);
+	read_resp_to(&s, QPN2, DRAY_OP_READ_RESP_FIRST, Q, MTU);
+	read_resp_to(&s, QPN, DRAY_OP_READ_RESP_FIRST, P, MTU);
+	cmd_qp2(&s, CMD_ERR);
+	read_resp_to(&s, QPN, DRAY_OP_READ_RESP_LAST, dray_psn_add(P, 1),
+		     MTU);
+	read_resp_to(&s, QPN2, DRAY_OP_READ_RESP_LAST, dray_psn_add(Q, 1),
+		     MTU);
+	ack_to(&s, QPN, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 2), 3);
+	save("fuzz_comp", "comp2-err-qp2", &s);
+
+	/*
+	 * QP 2 in the other PD (CFG_QP2_PD): its READ and atomic land in
+	 * MR_OTHER, its SEND comes from there; QP 1's READ in MR_RECV.
+	 */
+	s.len = 0;
+	cfg_qps(&s, CFG_SRQ, 4, 8, 14, two | CFG_QP2_PD);
+	put8(&s, 1);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 300, 2);
+	put8(&s, 3);
+	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 300, 2);
+	wqe(&s, DRAY_WQE_ATOMIC_FETCH_ADD, DRAY_WQE_F_SIGNALED, 8, 1);
+	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 64, 1);
+	read_resp_to(&s, QPN2, DRAY_OP_READ_RESP_ONLY, Q, 300);
+	read_resp_to(&s, QPN, DRAY_OP_READ_RESP_ONLY, P, 300);
+	atomic_ack_to(&s, QPN2, dray_psn_add(Q, 1), 0x3333333333333333ULL);
+	ack_to(&s, QPN2, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(Q, 2), 3);
+	save("fuzz_comp", "comp2-pd", &s);
 }
 
 static void comp_seeds(void)
@@ -1001,6 +1311,8 @@ static void comp_seeds(void)
 	struct seed s;
 	struct dray_pkt p;
 	u32 P = SQ_PSN;
+
+	comp2_seeds();
 
 	/*
 	 * A second QP on the SRQ (CFG_QP2): SENDs of the first QP ACK'd
