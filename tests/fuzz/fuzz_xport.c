@@ -1023,14 +1023,17 @@ static void rkey_req(struct allowed *a, const struct fuzz_qp *f,
 	bool res_free = nres &&
 			!qp->rdb[qp->xp.resp.res_next % nres].pending;
 	u64 len = pkt->dma_len;
-	u8 access;
+	u8 op = dray_wire_op(pkt->opcode), access;
 
-	switch (pkt->opcode) {
+	/* The QP's transport: RC, or XRC for an XRC target (an XRC opcode). */
+	if (pkt->opcode - op != (xrc ? DRAY_OP_XRC : 0))
+		return;
+	switch (op) {
 	case DRAY_OP_WRITE_FIRST:
 	case DRAY_OP_WRITE_ONLY:
 	case DRAY_OP_WRITE_ONLY_IMM:
 		access = DRAY_ACCESS_REMOTE_WRITE;
-		a->plain = pkt->opcode == DRAY_OP_WRITE_ONLY &&
+		a->plain = op == DRAY_OP_WRITE_ONLY &&
 			   pay == pkt->dma_len &&
 			   pay <= dray_mtu_bytes(qp->path_mtu);
 		break;
@@ -1914,8 +1917,11 @@ static void tx_check(struct sk_buff *skb)
 			FUZZ_ASSERT(dray_psn_cmp(pkt.psn, qp->xp.resp.epsn) < 0);
 		if (f & DRAY_OPF_READ)
 			check_read_data(from, &pkt, f, ip + l4 + hlen, pay);
-		/* A key allowing the access in the QP's PD: never refused. */
-		if (pkt.opcode == DRAY_OP_ACK &&
+		/*
+		 * A key allowing the access in the QP's PD: never refused
+		 * (an XRC target's NAK is an XRC Acknowledge).
+		 */
+		if (dray_wire_op(pkt.opcode) == DRAY_OP_ACK &&
 		    pkt.syndrome == (DRAY_AETH_NAK | DRAY_NAK_REM_ACCESS) &&
 		    rx_req && rx_req->named && from == rx_to &&
 		    pkt.psn == rx_req->psn) {
