@@ -1166,8 +1166,8 @@ static void comp2_seeds(void)
 	/*
 	 * Index 0 a WRITE on QP 1, a READ on QP 2; index 1 a READ of 3
 	 * packets on QP 1, a SEND on QP 2: their ACKs and READ responses
-	 * interleaved; an ACK to QP 2 with QP 1's PSN (not one of QP 2's:
-	 * dropped) between.
+	 * interleaved; first an ACK to QP 2 with the PSN of QP 1's WRITE
+	 * (not one of QP 2's: dropped, the WRITE stays outstanding).
 	 */
 	s.len = 0;
 	cfg_qps(&s, CFG_SRQ, 4, 8, 14, two);
@@ -1177,9 +1177,9 @@ static void comp2_seeds(void)
 	put8(&s, 2);
 	wqe(&s, DRAY_WQE_RDMA_READ, DRAY_WQE_F_SIGNALED, 40, 1);
 	wqe(&s, DRAY_WQE_SEND, DRAY_WQE_F_SIGNALED, 30, 1);
+	ack_to(&s, QPN2, 0, DRAY_AETH_CREDITS_INVALID, P, 1);
 	read_resp_to(&s, QPN2, DRAY_OP_READ_RESP_ONLY, Q, 40);
 	ack_to(&s, QPN, 0, DRAY_AETH_CREDITS_INVALID, P, 1);
-	ack_to(&s, QPN2, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(P, 2), 1);
 	read_resp_to(&s, QPN, DRAY_OP_READ_RESP_FIRST, dray_psn_add(P, 1),
 		     MTU);
 	ack_to(&s, QPN2, 0, DRAY_AETH_CREDITS_INVALID, dray_psn_add(Q, 1), 2);
