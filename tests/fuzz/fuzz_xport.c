@@ -18,18 +18,24 @@
  * and no send WQE) taking the SRQ's WQEs for the UD SENDs it receives,
  * or make it an XRC target of a domain
  * with an XRC SRQ (its receives and its PD) beside an XRC SRQ of another
- * domain that nothing may take from. The fuzz input is a configuration
+ * domain that nothing may take from, with a second XRC target (QPN2) of
+ * the same domain on the same XRC SRQ if asked (CFG_XRC2: its own peer
+ * QP and PSNs, like QP2's). The fuzz input is a configuration
  * and a sequence of frames from the peer, each handed to dray_xport_rx()
  * with engine.lock held, followed by one engine pass for each QP in turn
  * (doorbells, the timer, dray_xport_send(), the flush in ERR) as
  * dev_engine.c runs it. fuzz_comp (FUZZ_COMP=1) also posts send WQEs to
  * the first QP that the requester sends first, so that the frames can
- * answer them (the completer).
+ * answer them (the completer), and with CFG_SQ2 to the second QP too
+ * (the completer of two QPs on one CQ and SRQ at once; the second QP's
+ * READs and atomics land QP2_LOCAL_OFF further into MR_RECV, or with
+ * CFG_QP2_PD into MR_OTHER, where its other WQEs also send from).
  *
  * Input (all big endian):
  *   config  CFG_BYTES bytes (struct cfg below)
  *   fuzz_comp only: n (1 byte, at most SQ_WQES), then n WQE descriptors
- *           of WQE_DESC bytes (wqe_post())
+ *           of WQE_DESC bytes (sq_post()) for the first QP; with CFG_SQ2
+ *           and CFG_QP2 the same again for the second
  *   frames  repeated: ctl (1 byte, F_*), len (2 bytes), len bytes: the
  *           transport packet from the BTH to the pad (the harness adds
  *           IP/UDP from the QP's path and the ICRC, and points the BTH at
@@ -58,9 +64,13 @@
  *    has had (a duplicate asking from one not yet sent is dropped);
  *    an MR destroyed is never touched
  *    again (its pages are freed: AddressSanitizer); a frame for
- *    another QP never invalidates the window bound to the first;
+ *    another QP never invalidates the window bound to the first; a
+ *    response (READ response, atomic ACK, ACK) writes only into the
+ *    local SGEs of the READs and atomics outstanding on the QP it names,
+ *    never another QP's;
  *  - R_Keys: the PD they are checked against is the QP's (an XRC
- *    target's: its SRQ's): a new request whose R_Key does not allow
+ *    target's, either of them: its SRQ's, for XRC opcodes and XRC
+ *    NAKs alike): a new request whose R_Key does not allow
  *    its access there is never carried out (the QP errs, or the frame
  *    is dropped), and a plain one (nothing else wrong with it) gets a
  *    remote access NAK; a key that allows it never gets one;
@@ -76,18 +86,27 @@
  *    requests at that QP's requester PSN and responses never ahead of
  *    its responder's ePSN;
  *  - every CQE: one of the QPs, a known opcode and status, each QP's
+ *    send completions in its posting order, once each, the WQEs skipped
+ *    unsignaled successes (unless the CQ overflowed), a success of a
+ *    signaled WQE (or SIG_ALL) with the opcode of the WQE posted to that
+ *    QP at that index; each QP's
  *    receive completions in its order, a RECV never longer than its WQE,
  *    a malformed receive WQE the responder took completing with
  *    LOC_QP_OP_ERR, one whose lkeys are good in its queue's PD (the
  *    SRQ's, whatever the QP's) never with LOC_PROT_ERR; on an SRQ each
  *    receive names the tag the WQE had when its QP took it, and an XRC
  *    one its SRQ;
+ *  - one QP at a time: a call into the transport for one QP (a frame
+ *    naming it, its pass, a command) completes, acknowledges or flushes
+ *    no other QP's WQEs, and every CQE it writes names that QP;
  *  - SRQs: around each call into the transport for one QP (a frame, a
  *    pass, a command) only that QP takes, and what the SRQ gave out it
  *    took, once each, the SRQ's next WQEs in the SRQ's order (the QP's
  *    record of the tag it holds is the last one's); at most the depth
  *    outstanding; the consumer index published is the device's; a WQE
- *    taken below an armed limit fires it (an event); the other domain's
+ *    taken below an armed limit fires it (an event); with two XRC
+ *    targets the same, each receive CQE on the SRQ's CQ naming the
+ *    target that took the WQE and the SRQ; the other domain's
  *    XRC SRQ gives out nothing and its CQ gets nothing;
  *  - the UD QP (CFG_UD): only a UD SEND (DETH) to it with its Q_Key takes
  *    a receive WQE, one, the SRQ's next (the SRQ checks above hold with
