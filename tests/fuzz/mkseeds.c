@@ -17,10 +17,12 @@
  * (srq3-*); a UD QP on the SRQ receiving UD SENDs, with a bad Q_Key, into
  * a WQE too short, between messages to the RC QPs (srqud-*); as an XRC
  * target, to its domain's SRQ and another's, the SRQ destroyed inside a
- * message). fuzz_comp: send WQEs and the
- * responses a responder gives them (ACKs, READ responses, atomic ACKs,
- * NAKs of each kind, timeouts), and SENDs to two QPs on an SRQ around
- * them, and UD SENDs to the UD QP on the SRQ. The captured seeds (cap-*) come from pcap2seeds.py; see
+ * message; two XRC targets on the XRC SRQ (xrc2-*)). fuzz_comp: send WQEs
+ * and the responses a responder gives them (ACKs, READ responses, atomic
+ * ACKs, NAKs of each kind, timeouts), and SENDs to two QPs on an SRQ
+ * around them, and UD SENDs to the UD QP on the SRQ; send WQEs on both
+ * QPs of the SRQ answered interleaved, with NAKs and a QP moved to ERR
+ * (comp2-*). The captured seeds (cap-*) come from pcap2seeds.py; see
  * Documentation/testing.md.
  */
 #include <stdio.h>
