@@ -1001,6 +1001,21 @@ static bool range_in(u64 va, u64 len, u64 start, u64 size)
 }
 
 /*
+ * The MR whose key is @key (keys are unique) if it is live, of PD @pdn
+ * and allows @access; else -1.
+ */
+static int key_mr(u32 key, u32 pdn, u8 access)
+{
+	int m;
+
+	for (m = 0; m < NR_MR; m++)
+		if (!mr_gone[m] && key == mrs[m].key)
+			return mr_layout[m].pdn == pdn &&
+			       (mr_layout[m].access & access) == access ? m : -1;
+	return -1;
+}
+
+/*
  * Whether R_Key @rkey lets a request to @f at @va of @len bytes (not 0)
  * have @access: an MR or the window of the request's PD, valid, with
  * the right, over the range, the window only through the QP it is
@@ -1016,13 +1031,9 @@ static bool rkey_ok(const struct fuzz_qp *f, u32 rkey, u64 va, u64 len,
 		       mw.mw_qpn == f->qp.qpn &&
 		       (mw.access & access) == access &&
 		       range_in(va, len, MW_IOVA, MW_LEN);
-	for (m = 0; m < NR_MR; m++)
-		if (!mr_gone[m] && rkey == mrs[m].key)
-			return mr_layout[m].pdn == req_pdn(f) &&
-			       (mr_layout[m].access & access) == access &&
-			       range_in(va, len, mrs[m].iova,
-					mr_layout[m].length);
-	return false;
+	m = key_mr(rkey, req_pdn(f), access);
+	return m >= 0 &&
+	       range_in(va, len, mrs[m].iova, mr_layout[m].length);
 }
 
 /*
@@ -1231,12 +1242,16 @@ static bool resp_may_write(const struct allowed *a, int m, u64 off)
 	return false;
 }
 
-/* Compare every MR page with its shadow; then update the shadow. */
-static void check_memory(const struct allowed *a)
+/*
+ * Compare every MR page with its shadow, then update the shadow: a byte
+ * changed must lie inside its MR's registered range and be one @may
+ * allows (@a: what the frame was).
+ */
+static void shadow_sync(const struct allowed *a,
+			bool (*may)(const struct allowed *a, int m, u64 off))
 {
 	int m, p, b;
 
-	check_content(a);
 	for (m = 0; m < NR_MR; m++) {
 		const struct dray_hw_mr *mr = &mrs[m];
 		u64 start = offset_in_page(mr->iova);
@@ -1259,19 +1274,31 @@ static void check_memory(const struct allowed *a)
 				/* Inside the MR's registered range. */
 				FUZZ_ASSERT((u64)p * PAGE_SIZE + b >= start &&
 					    off < mr->length);
-				if (a->resp && resp_may_write(a, m, off))
-					continue;
-				if (m == MR_RECV) {
-					FUZZ_ASSERT(a->recv);
-					continue;
-				}
-				/* Inside what the key and address named. */
-				FUZZ_ASSERT(m == a->mr && off >= a->lo &&
-					    off < a->hi);
+				FUZZ_ASSERT(may(a, m, off));
 			}
 			memcpy(was, now, PAGE_SIZE);
 		}
 	}
+}
+
+/*
+ * What a frame (@a) may change: a response, its QP's READ and atomic
+ * SGEs; MR_RECV, a receive; elsewhere only inside what the key and
+ * address named.
+ */
+static bool frame_may_write(const struct allowed *a, int m, u64 off)
+{
+	if (a->resp && resp_may_write(a, m, off))
+		return true;
+	if (m == MR_RECV)
+		return a->recv;
+	return m == a->mr && off >= a->lo && off < a->hi;
+}
+
+static void check_memory(const struct allowed *a)
+{
+	check_content(a);
+	shadow_sync(a, frame_may_write);
 }
 
 /* --- the UD QP ------------------------------------------------------------ */
@@ -1329,15 +1356,8 @@ static u8 ud_byte(const struct allowed *a, u32 p)
  */
 static int ud_sge_mr(const struct dray_sge *sge)
 {
-	u32 key = le32_to_cpu(sge->lkey);
-	int m;
-
-	for (m = 0; m < NR_MR; m++)
-		if (!mr_gone[m] && key == mrs[m].key)
-			return mr_layout[m].pdn == srq.hw->pdn &&
-			       (mr_layout[m].access & DRAY_ACCESS_LOCAL_WRITE) ?
-			       m : -1;
-	return -1;
+	return key_mr(le32_to_cpu(sge->lkey), srq.hw->pdn,
+		      DRAY_ACCESS_LOCAL_WRITE);
 }
 
 /* MR @m's byte at @addr: its offset, or false if outside the MR. */
@@ -1358,6 +1378,13 @@ static struct {
 	s8	m;		/* -1: the SGE is refused */
 	u32	off;
 } ud_dst[GRH_BYTES + UD_MAX_PAY];
+
+/* A byte a UD SEND placed (ud_mark 2: one it may hold). */
+static bool ud_may_write(const struct allowed *a, int m, u64 off)
+{
+	(void)a;
+	return ud_mark[m][off] == 2;
+}
 
 /*
  * A frame for the UD QP (@a: what it was, if a UD SEND; @b: before it).
@@ -1380,7 +1407,7 @@ static void check_ud_rx(const struct allowed *a, u8 ctl,
 	const struct dray_sge *sge;
 	const u8 *slot;
 	u64 addr, off = 0;
-	int m, pg, k;
+	int m, k;
 
 	FUZZ_ASSERT(took <= 1);
 	if (!a->ud) {
@@ -1482,27 +1509,7 @@ static void check_ud_rx(const struct allowed *a, u8 ctl,
 		}
 	}
 	/* Nothing changed anywhere else; the shadow catches up. */
-	for (m = 0; m < NR_MR; m++) {
-		u64 start = offset_in_page(mrs[m].iova);
-
-		if (mr_gone[m])
-			continue;
-		for (pg = 0; pg < (int)mrs[m].n_pages; pg++) {
-			u8 *now = mr_pages[m][pg].addr, *was = shadow[m][pg];
-
-			if (!memcmp(now, was, PAGE_SIZE))
-				continue;
-			for (k = 0; k < (int)PAGE_SIZE; k++) {
-				off = (u64)pg * PAGE_SIZE + k - start;
-				if (now[k] != was[k])
-					FUZZ_ASSERT((u64)pg * PAGE_SIZE + k >=
-						    start &&
-						    off < mrs[m].length &&
-						    ud_mark[m][off] == 2);
-			}
-			memcpy(was, now, PAGE_SIZE);
-		}
-	}
+	shadow_sync(a, ud_may_write);
 }
 
 /*
